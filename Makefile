@@ -1,0 +1,17 @@
+# The two commands: `make run` (set up and start the site) and `make test` (install what tests need, run every test).
+.PHONY: run test setup frontend content prod bench
+
+run:
+	bash scripts/run.sh
+
+test:
+	bash scripts/test.sh
+
+setup:
+	bash scripts/setup.sh
+
+prod:
+	bash scripts/prod.sh
+
+bench:
+	bash scripts/bench.sh

@@ -1,0 +1,202 @@
+"""Loading the content in fixtures/ into the database: every error reported with file and line, all or nothing.
+
+Each app contributes a loader step ``step(ctx)``; steps run in order inside one transaction. A step reads its
+files, records problems with ``ctx.error(path, line, message)`` and carries on, so one run lists every
+problem. If any were recorded the transaction is rolled back and nothing changes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from django.conf import settings
+from django.db import transaction
+
+FIXTURES_DIR = Path(settings.BASE_DIR) / "fixtures"
+
+STEPS = [
+    "apps.courses.content.load_parts",
+    "apps.courses.content.load_chapters",
+    "apps.glossary.content.load_terms",
+    "apps.courses.content.link_chapters",
+    "apps.glossary.content.link_terms",
+    "apps.quiz.content.load_questions",
+    "apps.quiz.content.load_numbers",
+    "apps.quiz.content.load_diagnosis",
+    "apps.simulators.content.load_catalog",
+    "apps.flashcards.content.sync_cards",
+]
+
+
+@dataclass(frozen=True)
+class ContentError:
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+class ContentInvalid(Exception):
+    def __init__(self, errors: list[ContentError]):
+        self.errors = errors
+        super().__init__("\n".join(str(error) for error in errors))
+
+
+@dataclass
+class LoadContext:
+    root: Path
+    errors: list[ContentError] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    # Objects created by earlier steps, by kind and slug, with where they were declared.
+    registry: dict[str, dict[str, tuple]] = field(default_factory=dict)
+
+    def error(self, path: Path | str, line: int, message: str) -> None:
+        self.errors.append(ContentError(self.relative(path), line, message))
+
+    def relative(self, path: Path | str) -> str:
+        path = Path(path)
+        try:
+            return str(path.relative_to(self.root.parent))
+        except ValueError:
+            return str(path)
+
+    def register(self, kind: str, slug: str, obj, path: Path, line: int) -> None:
+        self.registry.setdefault(kind, {})[slug] = (obj, path, line)
+
+    def lookup(self, kind: str, slug: str):
+        entry = self.registry.get(kind, {}).get(slug)
+        return entry[0] if entry else None
+
+
+class _LineLoader(yaml.SafeLoader):
+    """Records the 1-based line of every mapping under the key ``__line__``."""
+
+
+def _construct_mapping(loader, node, deep=False):
+    mapping = loader.construct_mapping(node, deep=deep)
+    mapping["__line__"] = node.start_mark.line + 1
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def parse_yaml(ctx: LoadContext, path: Path, text: str | None = None, line_offset: int = 0):
+    """Parses YAML keeping line numbers; returns None (and records the error) when it does not parse."""
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8") if text is None else text, Loader=_LineLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        ctx.error(path, (mark.line + 1 if mark else 1) + line_offset, f"YAML does not parse: {getattr(exc, 'problem', exc)}")
+        return None
+    if line_offset:
+        _shift_lines(data, line_offset)
+    return data
+
+
+def _shift_lines(data, offset: int) -> None:
+    if isinstance(data, dict):
+        if "__line__" in data:
+            data["__line__"] += offset
+        for value in data.values():
+            _shift_lines(value, offset)
+    elif isinstance(data, list):
+        for item in data:
+            _shift_lines(item, offset)
+
+
+def clean(mapping: dict) -> dict:
+    """A mapping without the bookkeeping line keys (recursively)."""
+    if isinstance(mapping, dict):
+        return {key: clean(value) for key, value in mapping.items() if key != "__line__"}
+    if isinstance(mapping, list):
+        return [clean(item) for item in mapping]
+    return mapping
+
+
+def load_yaml_list(ctx: LoadContext, path: Path) -> list[dict]:
+    data = parse_yaml(ctx, path)
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        ctx.error(path, 1, "expected a YAML list of entries")
+        return []
+    entries = []
+    for index, item in enumerate(data):
+        if not isinstance(item, dict):
+            ctx.error(path, 1, f"entry {index + 1} is not a mapping")
+            continue
+        entries.append(item)
+    return entries
+
+
+def require(ctx: LoadContext, path: Path, entry: dict, fields: dict[str, type | tuple]) -> bool:
+    """Checks required fields and their types; records an error per problem."""
+    ok = True
+    line = entry.get("__line__", 1)
+    for name, expected in fields.items():
+        value = entry.get(name)
+        if value is None or value == "":
+            ctx.error(path, line, f"missing required field '{name}'")
+            ok = False
+        elif not isinstance(value, expected):
+            ctx.error(path, line, f"field '{name}' must be {getattr(expected, '__name__', expected)}")
+            ok = False
+    return ok
+
+
+def load_all(root: Path | None = None) -> dict[str, int]:
+    ctx = LoadContext(root=Path(root or FIXTURES_DIR))
+    with transaction.atomic():
+        for dotted in STEPS:
+            module_name, function_name = dotted.rsplit(".", 1)
+            if importlib.util.find_spec(module_name) is None:
+                continue  # that app has no content of its own yet
+            module = importlib.import_module(module_name)
+            step = getattr(module, function_name, None)
+            if step is not None:
+                step(ctx)
+        if ctx.errors:
+            transaction.set_rollback(True)
+            raise ContentInvalid(ctx.errors)
+    return ctx.counts
+
+
+def sync_by_slug(ctx: LoadContext, model, kind: str, rows: list[tuple[dict, dict, Path, int]]) -> None:
+    """Creates or updates one object per slug and deletes objects whose slug left the files.
+
+    ``rows`` holds (slug-keyed lookup, field values, path, line). Only changed objects are written, so a second
+    load changes nothing.
+    """
+    existing = {obj.slug: obj for obj in model.objects.all()}
+    seen = set()
+    for lookup, values, path, line in rows:
+        slug = lookup["slug"]
+        if slug in seen:
+            ctx.error(path, line, f"duplicate slug '{slug}'")
+            continue
+        seen.add(slug)
+        obj = existing.get(slug)
+        if obj is None:
+            obj = model.objects.create(slug=slug, **values)
+        elif any(getattr(obj, name) != value for name, value in values.items()):
+            for name, value in values.items():
+                setattr(obj, name, value)
+            obj.save()
+        ctx.register(kind, slug, obj, path, line)
+    stale = [slug for slug in existing if slug not in seen]
+    if stale:
+        model.objects.filter(slug__in=stale).delete()
+    ctx.counts[kind] = len(seen)
+
+
+def set_m2m_if_changed(manager, objects) -> None:
+    wanted = {obj.pk for obj in objects}
+    if set(manager.values_list("pk", flat=True)) != wanted:
+        manager.set(objects)

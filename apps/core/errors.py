@@ -1,0 +1,84 @@
+"""One error body for every API failure: {"error": code, "detail": message, "fields": {name: [messages]}}."""
+
+import logging
+
+from django.core.exceptions import PermissionDenied
+from django.db import InterfaceError, OperationalError
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+from apps.core.middleware import database_unavailable_response
+
+logger = logging.getLogger(__name__)
+
+
+class ServiceUnavailable(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "A required service is unavailable."
+    default_code = "service_unavailable"
+
+
+def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
+    """Turns DRF's nested error detail into {"a.b.0": ["message"]} so every field is named."""
+    fields: dict[str, list[str]] = {}
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            if key == "non_field_errors" and prefix:
+                name = prefix
+            for sub_name, messages in _flatten(value, name).items():
+                fields.setdefault(sub_name, []).extend(messages)
+    elif isinstance(detail, list):
+        if all(not isinstance(item, (dict, list)) for item in detail):
+            fields[prefix or "non_field_errors"] = [str(item) for item in detail]
+        else:
+            for index, item in enumerate(detail):
+                if item:
+                    fields.update(_flatten(item, f"{prefix}.{index}" if prefix else str(index)))
+    else:
+        fields[prefix or "non_field_errors"] = [str(detail)]
+    return fields
+
+
+def error_body(code: str, detail: str, fields: dict | None = None) -> dict:
+    return {"error": code, "detail": detail, "fields": fields or {}}
+
+
+def api_exception_handler(exc, context):
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return database_unavailable_response()
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        fields = _flatten(exc.detail)
+        first = next(iter(fields), "")
+        message = f"Invalid input: {first}: {fields[first][0]}" if first else "Invalid input."
+        response.data = error_body("validation_error", message, fields)
+    else:
+        detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
+        code = getattr(exc, "default_code", "error")
+        if isinstance(detail, dict):
+            response.data = error_body(code, "Invalid request.", _flatten(detail))
+        else:
+            response.data = error_body(getattr(detail, "code", code) or code, str(detail))
+    return response
+
+
+def json_error(code: str, detail: str, status_code: int, fields: dict | None = None) -> Response:
+    return Response(error_body(code, detail, fields), status=status_code)
+
+
+def api_or_html_handler(status_code: int, code: str, detail: str):
+    """Django-level handlers (404/500/400/403) that answer JSON under /api/."""
+
+    def handler(request, exception=None):
+        return JsonResponse(error_body(code, detail), status=status_code)
+
+    return handler

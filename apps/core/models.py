@@ -1,0 +1,33 @@
+from django.db import models
+
+
+class Status(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    PUBLISHED = "published", "Published"
+
+
+class PublishedQuerySet(models.QuerySet):
+    def published(self):
+        return self.filter(status=Status.PUBLISHED)
+
+    def visible_to(self, user):
+        """Authors preview drafts; everyone else sees published items only."""
+        from apps.core.permissions import is_author
+
+        return self if is_author(user) else self.published()
+
+
+class ContentModel(models.Model):
+    """Fields every piece of authored content shares."""
+
+    slug = models.SlugField(max_length=120, unique=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PUBLISHED, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = PublishedQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return self.slug

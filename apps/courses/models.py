@@ -1,0 +1,61 @@
+from django.conf import settings
+from django.db import models
+from simple_history.models import HistoricalRecords
+
+from apps.core.models import ContentModel
+
+
+class Level(models.TextChoices):
+    CORE = "core", "Core"
+    MID = "mid", "Mid"
+    SENIOR = "senior", "Senior"
+    STAFF = "staff", "Staff"
+
+
+class Part(ContentModel):
+    title = models.CharField(max_length=200)
+    order = models.PositiveIntegerField()
+    summary = models.TextField(blank=True)
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["order"]
+
+
+class Chapter(ContentModel):
+    part = models.ForeignKey(Part, on_delete=models.PROTECT, related_name="chapters")
+    order = models.PositiveIntegerField()
+    title = models.CharField(max_length=200)
+    summary = models.TextField()
+    minutes = models.PositiveIntegerField(default=10)
+    level = models.CharField(max_length=10, choices=Level.choices, default=Level.CORE)
+    objectives = models.JSONField(default=list)
+    key_numbers = models.JSONField(default=list)
+    body = models.TextField(help_text="Markdown")
+    body_html = models.TextField(blank=True, editable=False, help_text="Sanitized HTML rendered from body")
+    prerequisites = models.ManyToManyField("self", symmetrical=False, related_name="unlocks", blank=True)
+    simulators = models.JSONField(default=list, blank=True)
+    glossary_terms = models.ManyToManyField("glossary.Term", related_name="used_in_chapters", blank=True)
+    history = HistoricalRecords(m2m_fields=[prerequisites])
+
+    class Meta:
+        ordering = ["part__order", "order"]
+        constraints = [models.UniqueConstraint(fields=["part", "order"], name="unique_chapter_order_in_part")]
+
+    def get_absolute_url(self) -> str:
+        return f"/learn/{self.slug}"
+
+
+class ProgressStatus(models.TextChoices):
+    READING = "reading", "Reading"
+    UNDERSTOOD = "understood", "Understood"
+
+
+class ChapterProgress(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chapter_progress")
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="progress")
+    status = models.CharField(max_length=12, choices=ProgressStatus.choices)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "chapter"], name="unique_progress_per_chapter")]

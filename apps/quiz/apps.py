@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class QuizConfig(AppConfig):
+    name = "apps.quiz"

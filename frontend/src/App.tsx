@@ -1,0 +1,68 @@
+import { Link, NavLink, Route, Routes } from "react-router-dom";
+import { useAuth } from "./lib/auth";
+import { useSettings } from "./lib/settings";
+import SearchPalette from "./components/SearchPalette";
+import LearnArea from "./areas/learn";
+import GlossaryArea from "./areas/glossary";
+import PracticeArea from "./areas/practice";
+import FlashcardsArea from "./areas/flashcards";
+import LabArea from "./areas/lab";
+import { AccountPage, LoginPage, SignupPage } from "./areas/account";
+import Home from "./Home";
+
+const NAV = [
+  { to: "/learn", label: "Learn" },
+  { to: "/practice", label: "Practice" },
+  { to: "/flashcards", label: "Flashcards" },
+  { to: "/lab", label: "Simulators" },
+  { to: "/glossary", label: "Glossary" },
+];
+
+function ThemeSwitch() {
+  const { settings, update } = useSettings();
+  return (
+    <label className="theme-switch">
+      <span className="visually-hidden">Theme</span>
+      <select aria-label="Theme" value={settings.theme} onChange={(e) => update({ theme: e.target.value as "system" | "light" | "dark" })}>
+        <option value="system">System</option>
+        <option value="light">Light</option>
+        <option value="dark">Dark</option>
+      </select>
+    </label>
+  );
+}
+
+export default function App() {
+  const { user } = useAuth();
+  return (
+    <div className="layout">
+      <header className="topbar">
+        <Link to="/" className="brand">LLM-serving kit</Link>
+        <nav aria-label="Main">
+          {NAV.map((item) => (
+            <NavLink key={item.to} to={item.to}>{item.label}</NavLink>
+          ))}
+          <NavLink to={user ? "/account" : "/login"} data-testid="account-link">
+            {user ? `Account (${user.username})` : "Account"}
+          </NavLink>
+        </nav>
+        <SearchPalette />
+        <ThemeSwitch />
+      </header>
+      <main id="main">
+        <Routes>
+          <Route path="/" element={<Home />} />
+          <Route path="/learn/*" element={<LearnArea />} />
+          <Route path="/glossary/*" element={<GlossaryArea />} />
+          <Route path="/practice/*" element={<PracticeArea />} />
+          <Route path="/flashcards/*" element={<FlashcardsArea />} />
+          <Route path="/lab/*" element={<LabArea />} />
+          <Route path="/login" element={<LoginPage />} />
+          <Route path="/signup" element={<SignupPage />} />
+          <Route path="/account" element={<AccountPage />} />
+          <Route path="*" element={<p>Page not found. <Link to="/">Home</Link></p>} />
+        </Routes>
+      </main>
+    </div>
+  );
+}

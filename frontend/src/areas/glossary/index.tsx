@@ -1,0 +1,3 @@
+export default function GlossaryArea() {
+  return <section><h1>Glossary</h1><p>Coming soon.</p></section>;
+}

@@ -1,0 +1,3 @@
+export default function LabArea() {
+  return <section><h1>Lab</h1><p>Coming soon.</p></section>;
+}

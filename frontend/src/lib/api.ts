@@ -1,0 +1,60 @@
+// The one way the web client talks to the server: the public JSON API, same origin, with CSRF.
+
+export interface ApiErrorBody {
+  error: string;
+  detail: string;
+  fields: Record<string, string[]>;
+}
+
+export class ApiError extends Error {
+  status: number;
+  body: ApiErrorBody;
+  constructor(status: number, body: ApiErrorBody) {
+    super(body.detail || `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+  fieldMessage(field: string): string | undefined {
+    return this.body.fields?.[field]?.[0];
+  }
+}
+
+function csrfToken(): string {
+  const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+  return match ? decodeURIComponent(match[1]) : "";
+}
+
+export async function ensureCsrf(): Promise<void> {
+  if (!csrfToken()) await fetch("/api/v1/auth/csrf/", { credentials: "same-origin" });
+}
+
+export async function api<T>(path: string, options: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+  const method = options.method ?? "GET";
+  const headers: Record<string, string> = { Accept: "application/json" };
+  if (method !== "GET") {
+    await ensureCsrf();
+    headers["X-CSRFToken"] = csrfToken();
+  }
+  if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(`/api/v1${path}`, {
+    method,
+    headers,
+    credentials: "same-origin",
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: options.signal,
+  });
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  const data = text ? JSON.parse(text) : undefined;
+  if (!response.ok) {
+    throw new ApiError(response.status, data ?? { error: "error", detail: `HTTP ${response.status}`, fields: {} });
+  }
+  return data as T;
+}
+
+export interface Page<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}

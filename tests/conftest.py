@@ -1,0 +1,83 @@
+import os
+
+import pytest
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Throttle counters live in the cache; each test starts with none."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def api_client():
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
+@pytest.fixture
+def make_user(db):
+    from apps.accounts.services import register_user
+
+    counter = {"n": 0}
+
+    def make(username: str | None = None, password: str = "correct-horse-battery-9", author: bool = False):
+        counter["n"] += 1
+        user = register_user(username or f"learner{counter['n']}", password)
+        if author:
+            from django.contrib.auth.models import Group
+
+            from apps.core.permissions import AUTHORS_GROUP
+
+            user.groups.add(Group.objects.get_or_create(name=AUTHORS_GROUP)[0])
+        return user
+
+    return make
+
+
+@pytest.fixture
+def learner_client(make_user):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    user = make_user()
+    client.force_authenticate(user)
+    client.user = user
+    return client
+
+
+@pytest.fixture
+def author_client(make_user):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    user = make_user(author=True)
+    client.force_authenticate(user)
+    client.user = user
+    return client
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args():
+    return {
+        "executable_path": CHROMIUM,
+        "headless": True,
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
+    }
