@@ -1,0 +1,178 @@
+"""Capacity and cost: requests/s + token lengths + SLOs + GPU price → GPUs and $.
+
+Per replica of TP GPUs:
+1. Batch: the largest decode batch b whose step time (at mean context prompt + output/2)
+   meets the TPOT SLO and whose KV cache fits (memory.fit at prompt + output tokens).
+2. Service rate: the replica time-shares prefill and decode (continuous batching with
+   chunked prefill), so one request costs prompt/P_prefill + output·TPOT(b)/b seconds of
+   replica time; μ = 1 / that.
+3. TTFT: queueing for prefill is approximated as M/M/1 with service time S (one prompt's
+   prefill), whose p99 sojourn time is S·ln(100)/(1 − ρ); so ρ ≤ 1 − S·ln(100)/TTFT_p99,
+   and never above `max_utilization`.
+4. replicas = ceil(RPS / (ρ·μ)), GPUs = replicas · TP, $/h = GPUs · price,
+   $ per million tokens = 10^6 · $/h / (3600 · tokens/s) (llm-analysis cost formula
+   scaled from 1k to 1M tokens).
+Ranges use the optimistic / pessimistic efficiency priors of roofline.py.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._util import MAX_CONTEXT_TOKENS, fraction, positive
+from .errors import ModelInputError
+from .memory import TP_CHOICES, fit, tp_is_valid
+from .roofline import PRIORS, EfficiencyPriors, step_time
+from .specs import GPUSpec, ModelSpec
+
+LN_100 = math.log(100.0)
+MAX_BATCH_SEARCH = 4096
+
+
+@dataclass(frozen=True)
+class CapacityResult:
+    feasible: bool
+    tp: int | None
+    replicas: int
+    replicas_range: list
+    gpus: int
+    gpus_range: list
+    batch_per_replica: int
+    requests_per_s_per_replica: float
+    ttft_s: float
+    tpot_s: float
+    utilization: float
+    dollars_per_hour: float
+    dollars_per_hour_range: list
+    dollars_per_million_tokens: float
+    dollars_per_million_tokens_range: list
+    dollars_per_million_output_tokens: float
+    limiting_factor: str
+    note: str
+    derivation: str
+
+
+def plan_capacity(
+    model: ModelSpec,
+    gpu: GPUSpec,
+    *,
+    requests_per_s: float,
+    prompt_tokens: float,
+    output_tokens: float,
+    ttft_p99_s: float,
+    tpot_s: float,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    tp: int | None = None,
+    price_per_gpu_hour: float | None = None,
+    gpu_memory_utilization: float = 0.9,
+    max_utilization: float = 0.9,
+    priors: EfficiencyPriors = PRIORS,
+) -> CapacityResult:
+    """GPUs, replicas, TP and cost to serve `requests_per_s` within the TTFT/TPOT SLOs."""
+    rps = float(positive("requests_per_s", requests_per_s, 1e7))
+    prompt = float(positive("prompt_tokens", prompt_tokens, MAX_CONTEXT_TOKENS))
+    output = float(positive("output_tokens", output_tokens, MAX_CONTEXT_TOKENS))
+    positive("ttft_p99_s", ttft_p99_s, 3600)
+    positive("tpot_s", tpot_s, 60)
+    fraction("max_utilization", max_utilization)
+    price = gpu.price_per_hour_usd if price_per_gpu_hour is None else float(
+        positive("price_per_gpu_hour", price_per_gpu_hour, 1e4))
+    if tp is not None and (tp not in TP_CHOICES or not tp_is_valid(model, tp)):
+        raise ModelInputError("tp", f"must be one of {TP_CHOICES} and divide the model's heads")
+    options = [tp] if tp else [t for t in TP_CHOICES if tp_is_valid(model, t)]
+    args = dict(prompt=prompt, output=output, ttft=float(ttft_p99_s), tpot=float(tpot_s), rps=rps,
+                weight_dtype=weight_dtype, kv_dtype=kv_dtype, util=gpu_memory_utilization,
+                max_rho=float(max_utilization), priors=priors)
+    plans = [_replica_plan(model, gpu, t, **args) for t in options]
+    feasible = [p for p in plans if p["feasible"]]
+    if not feasible:
+        reason = plans[-1]["reason"] if plans else "no valid TP"
+        return CapacityResult(False, None, 0, [0, 0], 0, [0, 0], 0, 0.0, 0.0, 0.0, 0.0, 0.0, [0.0, 0.0], 0.0,
+                              [0.0, 0.0], 0.0, plans[-1]["limit"] if plans else "tp",
+                              f"Infeasible on {gpu.name} with TP up to 8: {reason}", reason)
+    best = min(feasible, key=lambda p: (p["gpus"][0], p["tp"]))
+    return _result(best, rps, prompt, output, price, gpu)
+
+
+def _replica_plan(model, gpu, tp, *, prompt, output, ttft, tpot, rps, weight_dtype, kv_dtype, util, max_rho, priors):
+    mem = fit(model, gpu, context_tokens=prompt + output, tp=tp, weight_dtype=weight_dtype,
+              kv_dtype=kv_dtype, gpu_memory_utilization=util)
+    max_b = int(min(float(mem.max_concurrent_sequences), MAX_BATCH_SEARCH))
+    if max_b < 1:
+        return {"feasible": False, "tp": tp, "limit": "memory",
+                "reason": f"TP={tp}: weights leave no room for one sequence's KV cache"}
+    common = dict(tp=tp, weight_dtype=weight_dtype, kv_dtype=kv_dtype, priors=priors)
+    batches = np.arange(1, max_b + 1, dtype=float)
+    dec = step_time(model, gpu, batch=batches, context_tokens=prompt + output / 2, **common)
+    pre = step_time(model, gpu, batch=1, context_tokens=0, new_tokens=prompt, **common)
+    chunk_b = max(1.0, math.ceil(8192 / prompt))
+    pf = step_time(model, gpu, batch=chunk_b, context_tokens=0, new_tokens=prompt, **common)
+    cases = {}
+    for i, key in enumerate(("expected", "optimistic", "pessimistic")):
+        steps = np.atleast_1d(dec.step_time_s if key == "expected" else dec.step_time_s_range[i - 1])
+        s_pre = float(pre.step_time_s if key == "expected" else pre.step_time_s_range[i - 1])
+        pf_rate = float(pf.tokens_per_s if key == "expected" else pf.tokens_per_s_range[2 - i])
+        ok = np.nonzero(steps <= tpot)[0]
+        rho = min(max_rho, 1.0 - s_pre * LN_100 / ttft)
+        if not len(ok) or rho <= 0:
+            cases[key] = None
+            continue
+        b = int(ok[-1] + 1)
+        mu = 1.0 / (prompt / pf_rate + output * steps[b - 1] / b)
+        replicas = math.ceil(rps / (rho * mu) - 1e-9)
+        cases[key] = {"b": b, "mu": mu, "rho": rho, "replicas": replicas, "s_pre": s_pre,
+                      "tpot": float(steps[b - 1]), "pf_rate": pf_rate,
+                      "batch_limit": "kv_memory" if b == max_b else "tpot_slo",
+                      "rho_limit": "ttft_slo" if rho < max_rho else "max_utilization"}
+    exp = cases["expected"]
+    if exp is None:
+        s_pre = float(pre.step_time_s)
+        if s_pre * LN_100 >= ttft:
+            limit, why = "ttft_slo", f"one {prompt:,.0f}-token prefill takes {s_pre:.3f} s, too slow for p99 TTFT {ttft:g} s"
+        else:
+            limit, why = "tpot_slo", f"even batch 1 needs {float(np.atleast_1d(dec.step_time_s)[0]) * 1e3:.1f} ms per token > TPOT {tpot * 1e3:g} ms"
+        return {"feasible": False, "tp": tp, "limit": limit, "reason": f"TP={tp}: {why}"}
+    worst = cases["pessimistic"] or exp
+    best = cases["optimistic"] or exp
+    return {"feasible": True, "tp": tp, "case": exp, "max_b": max_b,
+            "gpus": [exp["replicas"] * tp, best["replicas"] * tp, worst["replicas"] * tp],
+            "replicas": [exp["replicas"], best["replicas"], worst["replicas"]],
+            "mem": mem, "unbounded_pessimistic": cases["pessimistic"] is None}
+
+
+def _result(plan, rps, prompt, output, price, gpu) -> CapacityResult:
+    c, tp = plan["case"], plan["tp"]
+    gpus, lo, hi = plan["gpus"]
+    per_hour = [g * price for g in (gpus, lo, hi)]
+    tokens_per_s = rps * (prompt + output)
+    per_m = [1e6 * d / (3600.0 * tokens_per_s) for d in per_hour]
+    per_m_out = 1e6 * per_hour[0] / (3600.0 * rps * output)
+    limit = c["rho_limit"] if c["rho_limit"] == "ttft_slo" else c["batch_limit"]
+    decode_share = output * c["tpot"] / c["b"]
+    prefill_share = prompt / c["pf_rate"]
+    work = "prefill" if prefill_share > decode_share else "decode"
+    note = (f"{gpus} × {gpu.name} ({plan['replicas'][0]} replicas of TP={tp}). Each replica runs batch {c['b']} "
+            f"(limited by {'KV-cache memory' if c['batch_limit'] == 'kv_memory' else 'the TPOT SLO'}) and is kept at "
+            f"{c['rho']:.0%} utilisation ({'to hold p99 TTFT' if c['rho_limit'] == 'ttft_slo' else 'the utilisation cap'}); "
+            f"{work} dominates each request's GPU time.")
+    derivation = (
+        f"TPOT at batch {c['b']} = {c['tpot'] * 1e3:.2f} ms; service time per request = prompt/P_prefill + "
+        f"output·TPOT/b = {prompt:,.0f}/{c['pf_rate']:,.0f} + {output:,.0f}·{c['tpot']:.4f}/{c['b']} = "
+        f"{1 / c['mu']:.4f} s → μ = {c['mu']:.3f} req/s per replica; ρ = min(cap, 1 − S·ln100/TTFT) with "
+        f"S = {c['s_pre']:.4f} s → {c['rho']:.3f}; replicas = ceil({rps:g}/({c['rho']:.3f}·{c['mu']:.3f})) = "
+        f"{plan['replicas'][0]}; GPUs = {plan['replicas'][0]}·{tp} = {gpus}; $/h = {gpus}·${price:.2f} = "
+        f"${per_hour[0]:,.2f}; $/M tokens = 10^6·{per_hour[0]:,.2f}/(3600·{tokens_per_s:,.0f} tokens/s) = "
+        f"${per_m[0]:.4f}"
+    )
+    return CapacityResult(
+        feasible=True, tp=tp, replicas=plan["replicas"][0], replicas_range=plan["replicas"][1:],
+        gpus=gpus, gpus_range=[lo, hi], batch_per_replica=c["b"], requests_per_s_per_replica=float(c["rho"] * c["mu"]),
+        ttft_s=float(c["s_pre"] / (1 - c["rho"])), tpot_s=float(c["tpot"]), utilization=float(c["rho"]),
+        dollars_per_hour=per_hour[0], dollars_per_hour_range=per_hour[1:],
+        dollars_per_million_tokens=per_m[0], dollars_per_million_tokens_range=per_m[1:],
+        dollars_per_million_output_tokens=per_m_out, limiting_factor=limit, note=note, derivation=derivation,
+    )

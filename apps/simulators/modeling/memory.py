@@ -1,0 +1,170 @@
+"""Will it fit: weights + KV cache + activations + runtime overhead vs GPU memory.
+
+vLLM's start-up memory accounting (worker `determine_available_memory` /
+`gpu_memory_utilization`): the engine may use memory_bytes × gpu_memory_utilization.
+It loads the weights, runs one profiling forward pass with `max_num_batched_tokens`
+dummy tokens to measure the peak activation memory, adds non-torch memory (CUDA
+context ~0.3–0.5 GB, NCCL/cuBLAS workspaces) and later CUDA-graph buffers
+(~0.2–1 GB), and hands whatever is left to the KV cache. We model:
+
+* weights: linear layers at `weight_dtype`; the embedding table and LM head stay
+  16-bit (what FP8/INT4/MXFP4 checkpoints do); all sharded 1/TP.
+* activation peak: max_num_batched_tokens · (4·h + (q+2kv width)/TP + 2·F_act/TP) · 2 B
+  for one layer's live tensors plus fp32 logits for `max_num_seqs` rows (V/TP each).
+* runtime overhead: `runtime_overhead_bytes` (default 1.5e9: CUDA context + graphs + NCCL).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._util import MAX_BATCH, fmt, fraction, out, positive
+from .errors import ModelInputError
+from .kv import kv_bytes_per_sequence
+from .specs import GPUSpec, ModelSpec, count_params, dtype_bytes
+
+DEFAULT_RUNTIME_OVERHEAD_BYTES = 1.5e9
+TP_CHOICES = (1, 2, 4, 8)
+
+
+def weight_bytes(model: ModelSpec, weight_dtype: str = "bf16") -> float:
+    """Bytes of all weights (whole model, unsharded)."""
+    b = dtype_bytes(weight_dtype, "weight_dtype")
+    p = count_params(model)
+    embed_and_head = p.embedding + p.lm_head
+    return (p.total - embed_and_head) * b + embed_and_head * min(2.0, max(b, 2.0))
+
+
+def activation_peak_bytes(
+    model: ModelSpec, *, max_num_batched_tokens=8192, max_num_seqs=256, tp: int = 1
+) -> float | np.ndarray:
+    """Peak activation memory of vLLM's profiling pass on one GPU (estimate)."""
+    tokens = positive("max_num_batched_tokens", max_num_batched_tokens, 10_000_000)
+    seqs = positive("max_num_seqs", max_num_seqs, MAX_BATCH)
+    m = model
+    f_act = (m.experts_per_token or 1) * m.moe_intermediate_size if m.is_moe else m.intermediate_size
+    qkv = (m.num_attention_heads + 2 * m.num_kv_heads) * m.head_dim
+    per_token = 4 * m.hidden_size + (qkv + 2 * f_act) / tp
+    return out(tokens * per_token * 2.0 + seqs * m.vocab_size / tp * 4.0)
+
+
+@dataclass(frozen=True)
+class FitResult:
+    fits: bool | np.ndarray
+    budget_bytes: float
+    weights_bytes_per_gpu: float
+    kv_bytes_per_gpu: float | np.ndarray
+    activation_bytes_per_gpu: float | np.ndarray
+    runtime_overhead_bytes: float
+    total_bytes_per_gpu: float | np.ndarray
+    headroom_bytes: float | np.ndarray
+    kv_budget_bytes_per_gpu: float | np.ndarray
+    max_concurrent_sequences: float | np.ndarray
+    tp: int
+    derivation: str
+
+
+def fit(
+    model: ModelSpec,
+    gpu: GPUSpec,
+    *,
+    context_tokens,
+    batch=1,
+    tp: int = 1,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    gpu_memory_utilization: float = 0.9,
+    max_num_batched_tokens=8192,
+    max_num_seqs=256,
+    runtime_overhead_bytes: float = DEFAULT_RUNTIME_OVERHEAD_BYTES,
+) -> FitResult:
+    """Does `batch` sequences of `context_tokens` fit on `tp` GPUs? (vectorized over context/batch)"""
+    _check_tp(tp)
+    util = float(fraction("gpu_memory_utilization", gpu_memory_utilization))
+    n = positive("batch", batch, MAX_BATCH)
+    overhead = float(np.asarray(positive("runtime_overhead_bytes", runtime_overhead_bytes + 1) - 1))
+    budget = gpu.memory_bytes * util
+    weights = weight_bytes(model, weight_dtype) / tp
+    act = np.asarray(activation_peak_bytes(model, max_num_batched_tokens=max_num_batched_tokens,
+                                           max_num_seqs=max_num_seqs, tp=tp))
+    per_seq = np.asarray(kv_bytes_per_sequence(model, context_tokens, kv_dtype, tp))
+    kv = per_seq * n
+    fixed = weights + act + overhead
+    total = fixed + kv
+    kv_budget = np.maximum(budget - fixed, 0.0)
+    max_seqs = np.floor(kv_budget / per_seq)
+    derivation = (
+        f"budget = {fmt(gpu.memory_bytes, 'B')} × {util:g} = {fmt(budget, 'B')} per GPU; "
+        f"weights {fmt(weight_bytes(model, weight_dtype), 'B')} ({weight_dtype}) / TP {tp} = {fmt(weights, 'B')}; "
+        f"activation peak for {fmt(max_num_batched_tokens)} batched tokens = {fmt(act, 'B')}; "
+        f"runtime overhead {fmt(overhead, 'B')}; KV {fmt(per_seq, 'B')}/sequence × {fmt(n)} = {fmt(kv, 'B')}; "
+        f"total {fmt(total, 'B')} → fits = total ≤ budget; KV room {fmt(kv_budget, 'B')} → "
+        f"max {fmt(max_seqs)} sequences at this context"
+    )
+    return FitResult(
+        fits=out(total <= budget) if np.ndim(total) else bool(total <= budget),
+        budget_bytes=budget,
+        weights_bytes_per_gpu=weights,
+        kv_bytes_per_gpu=out(kv),
+        activation_bytes_per_gpu=out(act),
+        runtime_overhead_bytes=overhead,
+        total_bytes_per_gpu=out(total),
+        headroom_bytes=out(budget - total),
+        kv_budget_bytes_per_gpu=out(kv_budget),
+        max_concurrent_sequences=out(max_seqs),
+        tp=int(tp),
+        derivation=derivation,
+    )
+
+
+def tp_is_valid(model: ModelSpec, tp: int) -> bool:
+    """vLLM's rule: attention heads divide by TP; KV heads divide by TP or TP by KV heads."""
+    if model.num_attention_heads % tp:
+        return False
+    if model.attention == "mla":
+        return True
+    return model.num_kv_heads % tp == 0 or tp % model.num_kv_heads == 0
+
+
+@dataclass(frozen=True)
+class MinTPResult:
+    tp: int | None
+    fits: bool
+    tried: list[dict]
+    derivation: str
+
+
+def min_tp(
+    model: ModelSpec,
+    gpu: GPUSpec,
+    *,
+    context_tokens: float,
+    batch: float = 1,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    gpu_memory_utilization: float = 0.9,
+    max_num_batched_tokens: float = 8192,
+    runtime_overhead_bytes: float = DEFAULT_RUNTIME_OVERHEAD_BYTES,
+) -> MinTPResult:
+    """Smallest TP in 1, 2, 4, 8 that divides the heads and fits `batch` sequences."""
+    tried: list[dict] = []
+    for tp in TP_CHOICES:
+        if not tp_is_valid(model, tp):
+            tried.append({"tp": tp, "valid": False, "fits": False, "headroom_bytes": 0.0})
+            continue
+        r = fit(model, gpu, context_tokens=context_tokens, batch=batch, tp=tp, weight_dtype=weight_dtype,
+                kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization,
+                max_num_batched_tokens=max_num_batched_tokens, runtime_overhead_bytes=runtime_overhead_bytes)
+        tried.append({"tp": tp, "valid": True, "fits": bool(r.fits), "headroom_bytes": float(r.headroom_bytes)})
+        if r.fits:
+            return MinTPResult(tp, True, tried, f"TP={tp}: {r.derivation}")
+    return MinTPResult(None, False, tried, f"{model.name} does not fit on up to 8 × {gpu.name} "
+                       f"at {context_tokens:,.0f} tokens × {batch:g} sequences; try a smaller dtype, "
+                       "a shorter context or pipeline parallelism across nodes")
+
+
+def _check_tp(tp) -> None:
+    if int(tp) != tp or tp < 1 or tp > 1024:
+        raise ModelInputError("tp", "must be a whole number between 1 and 1024")

@@ -1,0 +1,296 @@
+"""Roofline step time for one engine step (prefill chunk or decode) on TP GPUs.
+
+FLOPs per step (whole model, then ÷ TP):
+  linear    = 2 · (active params − LM head) · T + 2 · V · h · batch   (logits only for each
+              sequence's last token, as vLLM computes them)
+  attention = 2 · H · (d_qk + d_v) · T · ctx_eff per layer, ctx_eff = context + (n + 1)/2
+              (causal average over the n new tokens; BLIS `roofline.go`), min(·, window)
+              on sliding-window layers. MHA/GQA: d_qk = d_v = d_h → 4·H·d_h·ctx.
+Bytes per step per GPU:
+  weights once per step (embedding table excluded, it is a lookup); MoE experts via the
+  expected number of distinct experts N·(1 − ((N − k)/N)^T) per layer (uniform routing,
+  an upper bound: correlated routing touches fewer) ÷ TP
+  + KV read of every cached token + KV write of the T new tokens (kv.py, per-rank heads)
+  + activations L · h · B · T · 2 (read + write; replicated on every rank).
+Communication: Megatron TP does 2 all-reduces per layer of T · h · B bytes; ring cost
+  2(N−1)/N · M / (BW_link · eff) + 2(N−1)·α with BW_link = one direction of the
+  datasheet NVLink/PCIe total.
+step = max(t_compute, t_memory) + t_comm + t_overhead  (comm is on the critical path in
+  vLLM TP; overhead = per-step + per-request CPU/launch cost).
+Efficiency priors are ranges (see PRIORS); outputs carry the expected value and
+`*_range` = [optimistic, pessimistic]. Sources: SIMULATOR-NOTES §2.3–2.5, §2.7.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._util import MAX_BATCH, MAX_CONTEXT_TOKENS, fmt, non_negative, out, positive
+from .errors import ModelInputError
+from .kv import kv_bytes_per_token_per_layer
+from .memory import weight_bytes
+from .specs import GPUSpec, ModelSpec, count_params, dtype_bytes
+
+
+@dataclass(frozen=True)
+class Prior:
+    """A low / expected / high triple with its source."""
+
+    low: float
+    expected: float
+    high: float
+    source: str
+
+
+@dataclass(frozen=True)
+class EfficiencyPriors:
+    mfu: Prior = Prior(
+        0.30, 0.45, 0.60,
+        "BLIS hardware_config.json MFU H100 prefill 0.45 / decode 0.30, A100 0.38; "
+        "llm-analysis README 'up to 0.7 for inference' (SIMULATOR-NOTES table 2.7)",
+    )
+    mbu: Prior = Prior(
+        0.60, 0.75, 0.85,
+        "llm-analysis CLI warning 'benchmarks show closer to 0.6–0.7' of HBM peak, 0.9 aggressive; "
+        "fitmyllm decode efficiency 0.36–0.53 end to end (SIMULATOR-NOTES table 2.7)",
+    )
+    comm_efficiency: Prior = Prior(
+        0.50, 0.70, 0.85,
+        "NCCL issue #1264: 749 of 900 GB/s (83 %) in p2pBandwidthLatencyTest on H100; "
+        "calculon a100_80g.json network efficiency 0.65; BLIS learned β4 ≈ 0.75",
+    )
+    step_overhead_s: Prior = Prior(
+        50e-6, 150e-6, 500e-6,
+        "BLIS trained-physics β7 ≈ 126 µs per step (SIMULATOR-NOTES 2.4, rec. 11); high end "
+        "covers eager mode without CUDA graphs",
+    )
+    per_request_overhead_s: Prior = Prior(
+        1e-6, 4e-6, 10e-6, "BLIS trained-physics β6 ≈ 4 µs per request in the batch",
+    )
+
+
+PRIORS = EfficiencyPriors()
+DEFAULT_LINK_LATENCY_S = 1e-6  # per ring hop; NVLink ~1 µs, PCIe a few µs (GenZ uses 5 µs + hops)
+BOUNDS = ("compute", "memory", "communication", "overhead")
+
+
+@dataclass(frozen=True)
+class StepResult:
+    flops_per_gpu: float | np.ndarray
+    bytes_per_gpu: float | np.ndarray
+    weight_bytes_per_gpu: float | np.ndarray
+    kv_bytes_per_gpu: float | np.ndarray
+    arithmetic_intensity: float | np.ndarray   # FLOP / byte
+    ridge_point: float                         # peak FLOP/s ÷ bandwidth, FLOP / byte
+    compute_time_s: float | np.ndarray
+    memory_time_s: float | np.ndarray
+    communication_time_s: float | np.ndarray
+    overhead_time_s: float | np.ndarray
+    step_time_s: float | np.ndarray
+    step_time_s_range: list
+    tokens_per_s: float | np.ndarray           # tokens processed per second (prefill + decode)
+    tokens_per_s_range: list
+    output_tokens_per_s: float | np.ndarray    # one new token per sequence per step
+    bound: str | np.ndarray
+    crossover_batch: float | np.ndarray        # batch where compute time = memory time
+    crossover_reachable: bool | np.ndarray
+    distinct_experts_per_layer: float | np.ndarray
+    note: str
+    derivation: str
+    priors: dict = field(default_factory=dict)
+
+
+def expected_distinct_experts(num_experts: int, top_k: int, tokens) -> np.ndarray:
+    """N · (1 − ((N − k)/N)^T): experts touched by T tokens under uniform top-k routing."""
+    t = np.asarray(tokens, dtype=float)
+    return num_experts * (1.0 - ((num_experts - top_k) / num_experts) ** t)
+
+
+def step_time(
+    model: ModelSpec,
+    gpu: GPUSpec,
+    *,
+    batch=1,
+    context_tokens=0,
+    new_tokens=1,
+    tp: int = 1,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    act_dtype: str = "bf16",
+    link_latency_s: float = DEFAULT_LINK_LATENCY_S,
+    priors: EfficiencyPriors = PRIORS,
+) -> StepResult:
+    """Time of one engine step for `batch` sequences with `context_tokens` cached each and
+    `new_tokens` processed each (decode: 1; prefill: the prompt or chunk). Vectorized."""
+    b = positive("batch", batch, MAX_BATCH)
+    ctx = non_negative("context_tokens", context_tokens, MAX_CONTEXT_TOKENS)
+    n = positive("new_tokens", new_tokens, MAX_CONTEXT_TOKENS)
+    if np.any(ctx + n > MAX_CONTEXT_TOKENS):
+        raise ModelInputError("context_tokens", "context + new tokens must be <= 10,000,000")
+    if int(tp) != tp or not 1 <= tp <= 1024:
+        raise ModelInputError("tp", "must be a whole number between 1 and 1024")
+    non_negative("link_latency_s", link_latency_s, 1.0)
+    w = _work(model, gpu, b, ctx, n, int(tp), weight_dtype, kv_dtype, act_dtype)
+    peak = gpu.peak_flops(weight_dtype)
+    bw = gpu.hbm_bandwidth_bytes_per_s
+    link_bw = gpu.interconnect_bandwidth_bytes_per_s / 2.0
+    times = {
+        key: _times(w, peak, bw, link_bw, link_latency_s, int(tp), b, model.num_layers, *sel)
+        for key, sel in _prior_picks(priors).items()
+    }
+    t_c, t_m, t_x, t_o, step = times["expected"]
+    fast, slow = times["optimistic"][4], times["pessimistic"][4]
+    tokens = b * n
+    stack = np.stack(np.broadcast_arrays(t_c, t_m, t_x, t_o))
+    bound_idx = np.argmax(stack, axis=0)
+    bound = np.asarray(BOUNDS)[bound_idx]
+    mfu, mbu = priors.mfu.expected, priors.mbu.expected
+    per_seq_flops = w["flops_gpu"] / b
+    per_seq_bytes = (w["kv_gpu"] + w["act_gpu"]) / b
+    denom = per_seq_flops / (peak * mfu) - per_seq_bytes / (bw * mbu)
+    reachable = denom > 0
+    cross = np.where(reachable, (w["weights_gpu"] / (bw * mbu)) / np.where(reachable, denom, 1.0), MAX_BATCH)
+    cross = np.minimum(cross, MAX_BATCH)
+    result = StepResult(
+        flops_per_gpu=out(w["flops_gpu"]),
+        bytes_per_gpu=out(w["bytes_gpu"]),
+        weight_bytes_per_gpu=out(w["weights_gpu"]),
+        kv_bytes_per_gpu=out(w["kv_gpu"]),
+        arithmetic_intensity=out(w["flops_gpu"] / w["bytes_gpu"]),
+        ridge_point=peak / bw,
+        compute_time_s=out(t_c),
+        memory_time_s=out(t_m),
+        communication_time_s=out(t_x),
+        overhead_time_s=out(t_o),
+        step_time_s=out(step),
+        step_time_s_range=[out(fast), out(slow)],
+        tokens_per_s=out(tokens / step),
+        tokens_per_s_range=[out(tokens / slow), out(tokens / fast)],
+        output_tokens_per_s=out(b / step),
+        bound=str(bound) if bound.ndim == 0 else bound,
+        crossover_batch=out(cross),
+        crossover_reachable=bool(reachable) if np.ndim(reachable) == 0 else reachable,
+        distinct_experts_per_layer=out(w["distinct"]),
+        note="",
+        derivation="",
+        priors={k: vars(v) for k, v in vars(priors).items()},
+    )
+    note = _note(result, model, gpu, int(tp), bound_idx)
+    derivation = _derivation(model, gpu, w, peak, bw, b, ctx, n, int(tp), result, priors, weight_dtype)
+    return _replace(result, note=note, derivation=derivation)
+
+
+def _work(model, gpu, b, ctx, n, tp, weight_dtype, kv_dtype, act_dtype) -> dict:
+    m = model
+    p = count_params(m)
+    b_w = dtype_bytes(weight_dtype, "weight_dtype")
+    b_act = dtype_bytes(act_dtype, "act_dtype")
+    tokens = b * n
+    L, local, window = m.num_layers, m.num_sliding_layers, m.sliding_window or 0
+    # FLOPs
+    lm_head = float(m.vocab_size * m.hidden_size)
+    linear = 2.0 * (p.active - lm_head) * tokens + 2.0 * lm_head * b
+    if m.attention == "mla":
+        d_qk, d_v = (m.qk_nope_head_dim or 0) + (m.qk_rope_head_dim or 0), m.v_head_dim or 0
+    else:
+        d_qk = d_v = m.head_dim
+    ctx_eff = ctx + (n + 1.0) / 2.0
+    layer_ctx = (L - local) * ctx_eff + (local * np.minimum(ctx_eff, window) if local else 0.0)
+    attn = 2.0 * m.num_attention_heads * (d_qk + d_v) * tokens * layer_ctx
+    flops = linear + attn
+    # Bytes
+    all_weights = weight_bytes(m, weight_dtype)
+    table = p.embedding * 2.0 if not m.tie_word_embeddings else 0.0
+    distinct = np.zeros_like(tokens)
+    if m.is_moe:
+        distinct = expected_distinct_experts(m.num_experts, m.experts_per_token, tokens)
+        routed_bytes = p.routed_experts * b_w
+        touched = m.num_moe_layers * distinct * p.expert_params_each * b_w
+        step_weights = all_weights - table - routed_bytes + touched
+    else:
+        step_weights = np.full_like(tokens, all_weights - table)
+    per_layer_kv = kv_bytes_per_token_per_layer(m, kv_dtype, tp)
+    held = (L - local) * ctx + (local * np.minimum(ctx, window) if local else 0.0)
+    kv = per_layer_kv * b * (held + L * n)
+    act = 2.0 * L * m.hidden_size * b_act * tokens
+    weights_gpu = step_weights / tp
+    return {
+        "flops_gpu": flops / tp, "linear": linear, "attn": attn, "weights_gpu": weights_gpu,
+        "kv_gpu": kv, "act_gpu": act, "bytes_gpu": weights_gpu + kv + act, "distinct": distinct,
+        "tokens": tokens, "msg_bytes": tokens * m.hidden_size * b_act,
+    }
+
+
+def _prior_picks(pr: EfficiencyPriors) -> dict:
+    return {
+        "expected": (pr.mfu.expected, pr.mbu.expected, pr.comm_efficiency.expected,
+                     pr.step_overhead_s.expected, pr.per_request_overhead_s.expected),
+        "optimistic": (pr.mfu.high, pr.mbu.high, pr.comm_efficiency.high,
+                       pr.step_overhead_s.low, pr.per_request_overhead_s.low),
+        "pessimistic": (pr.mfu.low, pr.mbu.low, pr.comm_efficiency.low,
+                        pr.step_overhead_s.high, pr.per_request_overhead_s.high),
+    }
+
+
+def _times(w, peak, bw, link_bw, alpha, tp, b, layers, mfu, mbu, eff, step_oh, req_oh):
+    t_c = w["flops_gpu"] / (peak * mfu)
+    t_m = w["bytes_gpu"] / (bw * mbu)
+    if tp > 1:
+        ring = 2.0 * (tp - 1) / tp * w["msg_bytes"] / (link_bw * eff) + 2.0 * (tp - 1) * alpha
+        t_x = 2.0 * layers * ring
+    else:
+        t_x = np.zeros_like(t_c)
+    t_o = step_oh + req_oh * b
+    return t_c, t_m, t_x, t_o, np.maximum(t_c, t_m) + t_x + t_o
+
+
+def _replace(r: StepResult, **changes) -> StepResult:
+    from dataclasses import replace
+
+    return replace(r, **changes)
+
+
+def _note(r: StepResult, model: ModelSpec, gpu: GPUSpec, tp: int, bound_idx: np.ndarray) -> str:
+    bound = np.asarray(r.bound)
+    if bound.ndim:
+        counts = dict(zip(BOUNDS, np.bincount(bound_idx.ravel(), minlength=len(BOUNDS)).tolist()))
+        parts = ", ".join(f"{v:,} {k}-bound" for k, v in counts.items() if v)
+        return f"{bound.size:,} configurations: {parts}."
+    ai, ridge = float(r.arithmetic_intensity), r.ridge_point
+    lead = {  # one explanation per bound
+        "memory": f"Memory-bound: each step streams {fmt(r.bytes_per_gpu, 'B')} per GPU but does only "
+                  f"{fmt(ai, digits=3)} FLOP per byte, below the {gpu.name} ridge point of {ridge:,.0f} FLOP/byte. "
+                  "Bigger batches reuse the same weight reads, so throughput rises almost for free",
+        "compute": f"Compute-bound: {fmt(ai, digits=3)} FLOP per byte is above the ridge point of {ridge:,.0f}; "
+                   "more batch adds time in proportion. Faster math (FP8) or more GPUs help, bandwidth does not",
+        "communication": f"Communication-bound: TP={tp} all-reduces take longer than the math and memory "
+                         f"traffic; use fewer, larger GPUs, a faster link than "
+                         f"{gpu.interconnect_bandwidth_bytes_per_s / 1e9:,.0f} GB/s, or pipeline/data parallelism",
+        "overhead": "Overhead-bound: fixed per-step CPU and launch costs dominate a step this small; "
+                    "CUDA graphs, larger batches or multi-step scheduling help",
+    }[str(bound)]
+    cross = float(r.crossover_batch)
+    tail = (f"; decode turns compute-bound near batch {cross:,.0f} at this context"
+            if r.crossover_reachable else "; at this context the KV reads grow as fast as the math, "
+            "so it never turns compute-bound by batching")
+    return lead + tail + "."
+
+
+def _derivation(model, gpu, w, peak, bw, b, ctx, n, tp, r, pr, weight_dtype) -> str:
+    return (
+        f"T = batch · new tokens = {fmt(b)} · {fmt(n)} = {fmt(w['tokens'], 'tokens')}. "
+        f"FLOPs = 2·(active − LM head)·T + 2·V·h·batch + attention 2·H·(d_qk+d_v)·T·ctx_eff "
+        f"= {fmt(w['linear'])} + {fmt(w['attn'])} FLOP, ÷ TP {tp} = {fmt(w['flops_gpu'], 'FLOP')} per GPU. "
+        f"Bytes per GPU = weights {fmt(w['weights_gpu'], 'B')} + KV {fmt(w['kv_gpu'], 'B')} + activations "
+        f"{fmt(w['act_gpu'], 'B')} = {fmt(w['bytes_gpu'], 'B')}. Intensity = {fmt(r.arithmetic_intensity, 'FLOP/B')} "
+        f"vs ridge {peak / 1e12:,.1f} TFLOP/s ({weight_dtype}) ÷ {bw / 1e12:,.2f} TB/s = {r.ridge_point:,.0f} FLOP/B. "
+        f"t_compute = FLOPs/(peak·MFU {pr.mfu.expected:g}) = {fmt(r.compute_time_s, 's')}; "
+        f"t_memory = bytes/(BW·MBU {pr.mbu.expected:g}) = {fmt(r.memory_time_s, 's')}; "
+        f"t_comm = 2·L·[2(N−1)/N·T·h·B/(BW_link·{pr.comm_efficiency.expected:g}) + 2(N−1)·α] = "
+        f"{fmt(r.communication_time_s, 's')}; overhead {fmt(r.overhead_time_s, 's')}. "
+        f"step = max(t_compute, t_memory) + t_comm + overhead = {fmt(r.step_time_s, 's')} "
+        f"(range {fmt(r.step_time_s_range[0], 's')} – {fmt(r.step_time_s_range[1], 's')}); "
+        f"throughput = T/step = {fmt(r.tokens_per_s, 'tokens/s')}."
+    )

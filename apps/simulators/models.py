@@ -1,0 +1,117 @@
+"""The catalog (real model configs and GPU specs, editable by authors) and persisted sweep jobs."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from simple_history.models import HistoricalRecords
+
+from apps.core.models import ContentModel
+
+
+class Attention(models.TextChoices):
+    MHA = "mha", "Multi-head"
+    GQA = "gqa", "Grouped-query"
+    MQA = "mqa", "Multi-query"
+    MLA = "mla", "Multi-head latent"
+
+
+class ModelConfig(ContentModel):
+    """One model's architecture, copied from its published config.json (fields mirror modeling.specs.ModelSpec)."""
+
+    name = models.CharField(max_length=120)
+    hf_id = models.CharField(max_length=200)
+    num_layers = models.PositiveIntegerField()
+    hidden_size = models.PositiveIntegerField()
+    num_attention_heads = models.PositiveIntegerField()
+    num_kv_heads = models.PositiveIntegerField()
+    head_dim = models.PositiveIntegerField()
+    intermediate_size = models.PositiveIntegerField()
+    vocab_size = models.PositiveIntegerField()
+    max_position_embeddings = models.PositiveIntegerField()
+    tie_word_embeddings = models.BooleanField(default=False)
+    attention = models.CharField(max_length=3, choices=Attention.choices)
+    total_params = models.FloatField()
+    active_params = models.FloatField()
+    source = models.TextField()
+    moe_intermediate_size = models.PositiveIntegerField(null=True, blank=True)
+    kv_lora_rank = models.PositiveIntegerField(null=True, blank=True)
+    q_lora_rank = models.PositiveIntegerField(null=True, blank=True)
+    qk_rope_head_dim = models.PositiveIntegerField(null=True, blank=True)
+    qk_nope_head_dim = models.PositiveIntegerField(null=True, blank=True)
+    v_head_dim = models.PositiveIntegerField(null=True, blank=True)
+    sliding_window = models.PositiveIntegerField(null=True, blank=True)
+    sliding_window_pattern = models.CharField(max_length=20, null=True, blank=True)
+    num_experts = models.PositiveIntegerField(null=True, blank=True)
+    num_shared_experts = models.PositiveIntegerField(null=True, blank=True)
+    experts_per_token = models.PositiveIntegerField(null=True, blank=True)
+    first_k_dense_replace = models.PositiveIntegerField(null=True, blank=True)
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["name"]
+
+
+class GPU(ContentModel):
+    """One accelerator's datasheet figures (dense FLOPs, decimal bytes); the price is an editable default."""
+
+    name = models.CharField(max_length=120)
+    vendor = models.CharField(max_length=40)
+    memory_bytes = models.FloatField()
+    hbm_bandwidth_bytes_per_s = models.FloatField()
+    bf16_dense_flops = models.FloatField()
+    fp8_dense_flops = models.FloatField(null=True, blank=True)
+    int8_dense_ops = models.FloatField()
+    interconnect_bandwidth_bytes_per_s = models.FloatField()
+    price_per_hour_usd = models.FloatField()
+    price_note = models.TextField(blank=True)
+    source = models.TextField()
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "GPU"
+
+
+class SweepStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+class SweepJob(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sweeps")
+    status = models.CharField(max_length=10, choices=SweepStatus.choices, default=SweepStatus.QUEUED, db_index=True)
+    request = models.JSONField(help_text="Base configuration, workload, SLOs and grid as submitted")
+    total_points = models.PositiveIntegerField()
+    done_points = models.PositiveIntegerField(default=0)
+    total_chunks = models.PositiveIntegerField(default=0)
+    done_chunks = models.PositiveIntegerField(default=0)
+    pareto = models.JSONField(default=list, blank=True)
+    recommendation = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last progress; the watchdog fails stalled jobs")
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+
+class SweepPoint(models.Model):
+    """One grid point's result; (job, index) is unique so a retried chunk never stores a point twice."""
+
+    job = models.ForeignKey(SweepJob, on_delete=models.CASCADE, related_name="points")
+    index = models.PositiveIntegerField()
+    params = models.JSONField()
+    metrics = models.JSONField()
+    meets_slo = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["index"]
+        constraints = [models.UniqueConstraint(fields=["job", "index"], name="one_result_per_sweep_point")]

@@ -1,0 +1,127 @@
+"""Fit, minimum TP, roofline step time and the throughput–latency curve."""
+
+import numpy as np
+import pytest
+
+from apps.simulators.modeling import (
+    ModelInputError, expected_distinct_experts, fit, load_gpus, load_models, min_tp, step_time,
+    throughput_latency_curve, weight_bytes,
+)
+
+MODELS = load_models()
+GPUS = load_gpus()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Pure numpy tests: replace the project-wide Django cache fixture so they also run with -p no:django."""
+    yield
+
+
+def test_llama_8b_bf16_weights_are_two_bytes_per_parameter():
+    # 8,030,261,248 params · 2 B = 16,060,522,496 B
+    assert weight_bytes(MODELS["llama-3.1-8b"], "bf16") == 16_060_522_496
+
+
+def test_fp8_weights_keep_the_embedding_and_head_at_16_bit():
+    m = MODELS["llama-3.1-8b"]
+    # (8,030,261,248 − 2 · 525,336,576) · 1 B + 2 · 525,336,576 · 2 B
+    assert weight_bytes(m, "fp8") == (8_030_261_248 - 1_050_673_152) + 1_050_673_152 * 2
+
+
+def test_fit_llama_8b_on_h100_counts_max_sequences_by_hand():
+    r = fit(MODELS["llama-3.1-8b"], GPUS["h100-sxm"], context_tokens=8192, batch=1)
+    # budget 80e9 · 0.9 = 72e9; KV per sequence 8,192 · 131,072 = 1,073,741,824 B
+    assert r.budget_bytes == 72e9 and r.fits
+    room = 72e9 - r.weights_bytes_per_gpu - r.activation_bytes_per_gpu - r.runtime_overhead_bytes
+    assert r.max_concurrent_sequences == np.floor(room / 1_073_741_824)
+
+
+def test_fit_is_vectorized_over_batch():
+    r = fit(MODELS["llama-3.1-8b"], GPUS["h100-sxm"], context_tokens=8192, batch=[1, 10_000])
+    assert list(r.fits) == [True, False]
+
+
+@pytest.mark.parametrize("slug,gpu,dtype,expected_tp", [
+    ("llama-3.1-8b", "h100-sxm", "bf16", 1),
+    ("llama-3.1-70b", "h100-sxm", "bf16", 4),   # 141 GB of weights: 2 × 72 GB leaves no KV room
+    ("llama-3.1-70b", "h100-sxm", "fp8", 2),
+    ("llama-3.1-405b", "h100-sxm", "fp8", 8),
+    ("llama-3.1-405b", "h100-sxm", "bf16", None),  # 811 GB > 8 × 72 GB
+    ("deepseek-v3", "h200", "fp8", 8),           # ~680 GB over 8 × 126.9 GB
+    ("gpt-oss-120b", "h100-sxm", "mxfp4", 1),
+])
+def test_min_tp(slug, gpu, dtype, expected_tp):
+    assert min_tp(MODELS[slug], GPUS[gpu], context_tokens=8192, weight_dtype=dtype).tp == expected_tp
+
+
+def test_decode_step_for_llama_8b_by_hand():
+    r = step_time(MODELS["llama-3.1-8b"], GPUS["h100-sxm"], batch=1, context_tokens=0, new_tokens=1)
+    # FLOPs = 2 · active 7,504,924,672 (total − embedding table) + attention 2·32·(128+128)·1·(32 layers · ctx_eff 1)
+    assert r.flops_per_gpu == 15_009_849_344 + 524_288
+    # bytes = weights 16,060,522,496 − table 1,050,673,152 + KV write 32·4,096 + activations 2·32·4096·2
+    assert r.bytes_per_gpu == 15_009_849_344 + 131_072 + 524_288
+    assert r.memory_time_s == pytest.approx(r.bytes_per_gpu / (3.35e12 * 0.75))
+    assert r.bound == "memory"
+    assert r.step_time_s_range[0] < r.step_time_s < r.step_time_s_range[1]
+    assert "Memory-bound" in r.note and "FLOP/B" in r.derivation
+
+
+def test_decode_crossover_batch_near_the_effective_ridge():
+    r = step_time(MODELS["llama-3.1-8b"], GPUS["h100-sxm"], batch=1, context_tokens=0)
+    # weights 15.01e9 B/(3.35e12·0.75) ÷ (15.01e9 FLOP/(989.4e12·0.45) − 655,360 B/(3.35e12·0.75)) ≈ 178
+    assert 170 < r.crossover_batch < 185 and r.crossover_reachable
+
+
+def test_long_context_decode_never_turns_compute_bound():
+    r = step_time(MODELS["llama-3.1-8b"], GPUS["h100-sxm"], batch=1, context_tokens=32_000)
+    assert not r.crossover_reachable and "never" in r.note
+
+
+def test_prefill_is_compute_bound():
+    r = step_time(MODELS["llama-3.1-8b"], GPUS["h100-sxm"], batch=1, context_tokens=0, new_tokens=4096)
+    assert r.bound == "compute" and r.arithmetic_intensity > r.ridge_point
+
+
+def test_tensor_parallel_adds_two_all_reduces_per_layer():
+    r = step_time(MODELS["llama-3.1-70b"], GPUS["h100-sxm"], batch=8, context_tokens=1000, tp=4)
+    # ring: 2 · 80 layers · [2·3/4 · 8·8192·2 B / (450e9 · 0.7) + 2·3·1e-6 s]
+    ring = 2 * 3 / 4 * 8 * 8192 * 2 / (450e9 * 0.7) + 6e-6
+    assert r.communication_time_s == pytest.approx(2 * 80 * ring)
+
+
+def test_moe_weight_traffic_uses_expected_distinct_experts():
+    # 8 experts, top-2: one token touches 2, many tokens approach all 8
+    assert expected_distinct_experts(8, 2, 1) == pytest.approx(2.0)
+    assert expected_distinct_experts(8, 2, 1000) == pytest.approx(8.0)
+    small = step_time(MODELS["mixtral-8x7b"], GPUS["h100-sxm"], batch=1, tp=2)
+    large = step_time(MODELS["mixtral-8x7b"], GPUS["h100-sxm"], batch=256, tp=2)
+    assert small.weight_bytes_per_gpu < large.weight_bytes_per_gpu
+
+
+@pytest.mark.parametrize("field,kwargs", [
+    ("batch", {"batch": 0}),
+    ("batch", {"batch": 2_000_000}),
+    ("context_tokens", {"context_tokens": 20_000_000}),
+    ("context_tokens", {"context_tokens": -1}),
+    ("new_tokens", {"new_tokens": 0}),
+    ("weight_dtype", {"weight_dtype": "fp4"}),
+    ("tp", {"tp": 3.5}),
+])
+def test_step_time_rejects_bad_input(field, kwargs):
+    with pytest.raises(ModelInputError) as err:
+        step_time(MODELS["llama-3.1-8b"], GPUS["h100-sxm"], **kwargs)
+    assert err.value.field == field
+
+
+def test_curve_runs_until_memory_is_full_and_throughput_rises():
+    c = throughput_latency_curve(MODELS["llama-3.1-8b"], GPUS["h100-sxm"], prompt_tokens=1000, output_tokens=500)
+    assert c.batch[0] == 1 and c.batch[-1] == c.max_batch
+    mem = fit(MODELS["llama-3.1-8b"], GPUS["h100-sxm"], context_tokens=1500)
+    assert c.max_batch == int(mem.max_concurrent_sequences)
+    assert np.all(np.diff(c.tokens_per_s) > 0) and np.all(np.diff(c.tpot_s) >= 0)
+
+
+def test_curve_when_nothing_fits():
+    c = throughput_latency_curve(MODELS["llama-3.1-70b"], GPUS["rtx-4090"], prompt_tokens=1000, output_tokens=100)
+    assert c.max_batch == 0 and c.batch.size == 0
