@@ -13,7 +13,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from apps.simulators.modeling import fit, kv_bytes_per_sequence, load_gpus, load_models, step_time  # noqa: E402
+from apps.simulators.modeling import fit, kv_bytes_per_sequence, load_gpus, load_models, step_time
 
 
 def _timed(label: str, fn) -> float:

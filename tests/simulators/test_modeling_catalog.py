@@ -3,17 +3,19 @@
 import pytest
 
 from apps.simulators.modeling import (
-    DTYPE_BYTES, ModelInputError, count_params, dtype_bytes, load_catalog, load_gpus, load_models,
+    DTYPE_BYTES,
+    ModelInputError,
+    count_params,
+    dtype_bytes,
+    load_catalog,
+    load_gpus,
+    load_models,
 )
 
 MODELS = load_models()
 GPUS = load_gpus()
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Pure numpy tests: replace the project-wide Django cache fixture so they also run with -p no:django."""
-    yield
 
 # (slug, num_layers, hidden, heads, kv_heads, head_dim, intermediate, vocab) from each config.json
 PUBLISHED_CONFIGS = [

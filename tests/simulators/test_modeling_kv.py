@@ -7,10 +7,6 @@ from apps.simulators.modeling import ModelInputError, kv_bytes_per_sequence, kv_
 MODELS = load_models()
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Pure numpy tests: replace the project-wide Django cache fixture so they also run with -p no:django."""
-    yield
 
 # BF16 bytes per token, all layers, TP = 1:
 BF16_PER_TOKEN = {

@@ -4,18 +4,21 @@ import numpy as np
 import pytest
 
 from apps.simulators.modeling import (
-    ModelInputError, expected_distinct_experts, fit, load_gpus, load_models, min_tp, step_time,
-    throughput_latency_curve, weight_bytes,
+    ModelInputError,
+    expected_distinct_experts,
+    fit,
+    load_gpus,
+    load_models,
+    min_tp,
+    step_time,
+    throughput_latency_curve,
+    weight_bytes,
 )
 
 MODELS = load_models()
 GPUS = load_gpus()
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Pure numpy tests: replace the project-wide Django cache fixture so they also run with -p no:django."""
-    yield
 
 
 def test_llama_8b_bf16_weights_are_two_bytes_per_parameter():

@@ -20,10 +20,6 @@ ctx_st = st.integers(0, 200_000)
 FAST = settings(max_examples=40, deadline=None)
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Pure numpy tests: replace the project-wide Django cache fixture so they also run with -p no:django."""
-    yield
 
 
 def _finite_non_negative(r):

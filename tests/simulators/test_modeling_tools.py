@@ -7,19 +7,27 @@ import pytest
 import yaml
 
 from apps.simulators.modeling import (
-    ModelInputError, block_hashes, blocks_needed, collective_time, distinct_experts, expected_tokens_per_step,
-    expert_load, load_gpus, load_models, lru_hit_rate, paged_vs_contiguous, plan_capacity, speculative_speedup,
-    synthetic_prompts, vllm_serve_config,
+    ModelInputError,
+    block_hashes,
+    blocks_needed,
+    collective_time,
+    distinct_experts,
+    expected_tokens_per_step,
+    expert_load,
+    load_gpus,
+    load_models,
+    lru_hit_rate,
+    paged_vs_contiguous,
+    plan_capacity,
+    speculative_speedup,
+    synthetic_prompts,
+    vllm_serve_config,
 )
 
 MODELS = load_models()
 GPUS = load_gpus()
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Pure numpy tests: replace the project-wide Django cache fixture so they also run with -p no:django."""
-    yield
 
 
 def test_leviathan_expected_tokens_match_genz_checks():
@@ -71,7 +79,7 @@ def test_prefix_cache_hash_chain_counts_full_blocks_only():
     tokens = list(range(40))
     chain = block_hashes(tokens, 16)
     assert len(chain) == 2 and chain[1] == hash((chain[0], tuple(range(16, 32))))
-    assert block_hashes(list(range(16)) + [99], 16)[0] == chain[0]
+    assert block_hashes([*list(range(16)), 99], 16)[0] == chain[0]
 
 
 def test_lru_hit_rate_by_hand():

@@ -16,7 +16,15 @@ from .prefix_cache import PrefixCacheResult, block_hashes, lru_hit_rate, synthet
 from .roofline import PRIORS, EfficiencyPriors, Prior, StepResult, expected_distinct_experts, step_time
 from .serve_config import ServeConfig, vllm_serve_config
 from .specs import (
-    DTYPE_BYTES, GPUSpec, ModelSpec, ParamCounts, count_params, dtype_bytes, load_catalog, load_gpus, load_models,
+    DTYPE_BYTES,
+    GPUSpec,
+    ModelSpec,
+    ParamCounts,
+    count_params,
+    dtype_bytes,
+    load_catalog,
+    load_gpus,
+    load_models,
 )
 from .speculative import SpeculativeResult, expected_tokens_per_step, speculative_speedup
 

@@ -255,7 +255,7 @@ def _replace(r: StepResult, **changes) -> StepResult:
 def _note(r: StepResult, model: ModelSpec, gpu: GPUSpec, tp: int, bound_idx: np.ndarray) -> str:
     bound = np.asarray(r.bound)
     if bound.ndim:
-        counts = dict(zip(BOUNDS, np.bincount(bound_idx.ravel(), minlength=len(BOUNDS)).tolist()))
+        counts = dict(zip(BOUNDS, np.bincount(bound_idx.ravel(), minlength=len(BOUNDS)).tolist(), strict=False))
         parts = ", ".join(f"{v:,} {k}-bound" for k, v in counts.items() if v)
         return f"{bound.size:,} configurations: {parts}."
     ai, ridge = float(r.arithmetic_intensity), r.ridge_point
