@@ -3,3 +3,12 @@ from django.apps import AppConfig
 
 class CoreConfig(AppConfig):
     name = "apps.core"
+
+    def ready(self):
+        from prometheus_client import REGISTRY
+
+        from apps.core.metrics import BackgroundJobCollector
+
+        if not getattr(REGISTRY, "_llmkit_jobs_registered", False):
+            REGISTRY.register(BackgroundJobCollector())
+            REGISTRY._llmkit_jobs_registered = True

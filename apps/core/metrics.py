@@ -1,0 +1,57 @@
+"""Prometheus gauges computed at scrape time: Celery queue depth and background-job outcomes.
+
+Request latency and counts come from django-prometheus middleware; these add what it cannot see.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.apps import apps as django_apps
+from django.conf import settings
+from prometheus_client.core import GaugeMetricFamily
+
+logger = logging.getLogger(__name__)
+
+
+def celery_queue_depth() -> int | None:
+    url = settings.CELERY_BROKER_URL
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    try:
+        if url.startswith(("redis://", "rediss://")):
+            import redis
+
+            return int(redis.Redis.from_url(url, socket_connect_timeout=0.3, socket_timeout=0.3).llen(queue))
+        if url.startswith("filesystem"):
+            folder = settings.CELERY_BROKER_FILESYSTEM_DIR / "queue"
+            return sum(1 for _ in folder.glob("*.msg")) if folder.exists() else 0
+    except Exception:  # an unreachable broker is reported as a missing sample, not an error page
+        logger.warning("could not read the Celery queue depth")
+    return None
+
+
+class BackgroundJobCollector:
+    """Jobs by kind and status, read from the tables that persist them."""
+
+    JOB_MODELS = [("sweep", "simulators", "SweepJob"), ("fsrs_optimization", "flashcards", "OptimizationJob")]
+
+    def collect(self):
+        depth = GaugeMetricFamily("llmkit_celery_queue_depth", "Messages waiting in the Celery queue", labels=["queue"])
+        value = celery_queue_depth()
+        if value is not None:
+            depth.add_metric([settings.CELERY_TASK_DEFAULT_QUEUE], value)
+        yield depth
+        jobs = GaugeMetricFamily("llmkit_jobs", "Background jobs by kind and status", labels=["kind", "status"])
+        for kind, app_label, model_name in self.JOB_MODELS:
+            try:
+                model = django_apps.get_model(app_label, model_name)
+            except LookupError:
+                continue
+            try:
+                from django.db.models import Count
+
+                for row in model.objects.values("status").annotate(n=Count("pk")):
+                    jobs.add_metric([kind, row["status"]], row["n"])
+            except Exception:  # database down: report what we can
+                logger.warning("could not count %s jobs", kind)
+        yield jobs
