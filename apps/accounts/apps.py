@@ -1,5 +1,16 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class AccountsConfig(AppConfig):
     name = "apps.accounts"
+
+    def ready(self):
+        from apps.accounts.roles import ensure_authors_group
+
+        def sync_group(sender, **kwargs):
+            # Permissions appear per app as its migrations finish; re-sync after each of ours (idempotent).
+            if sender.name.startswith("apps."):
+                ensure_authors_group()
+
+        post_migrate.connect(sync_group, weak=False, dispatch_uid="authors-group")

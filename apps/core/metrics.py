@@ -35,6 +35,11 @@ class BackgroundJobCollector:
 
     JOB_MODELS = [("sweep", "simulators", "SweepJob"), ("fsrs_optimization", "flashcards", "OptimizationJob")]
 
+    def describe(self):
+        # Names only, so registering the collector does not query the database at start-up.
+        yield GaugeMetricFamily("llmkit_celery_queue_depth", "Messages waiting in the Celery queue", labels=["queue"])
+        yield GaugeMetricFamily("llmkit_jobs", "Background jobs by kind and status", labels=["kind", "status"])
+
     def collect(self):
         depth = GaugeMetricFamily("llmkit_celery_queue_depth", "Messages waiting in the Celery queue", labels=["queue"])
         value = celery_queue_depth()
