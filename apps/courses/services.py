@@ -1,4 +1,20 @@
+"""Curriculum reads and progress writes: parts, chapters, the concept map and each reader's progress."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.shortcuts import get_object_or_404
+
+from apps.courses.graph import reading_path
+from apps.courses.models import Chapter, ChapterProgress, Part, ProgressStatus
 from apps.courses.rendering import GlossaryEntry, mark_glossary_terms, render_markdown
+
+MAX_MERGE_CHAPTERS = 500
+STATUS_RANK = {ProgressStatus.READING: 1, ProgressStatus.UNDERSTOOD: 2}
 
 
 def glossary_entries() -> list[GlossaryEntry]:
@@ -12,3 +28,164 @@ def glossary_entries() -> list[GlossaryEntry]:
 
 def render_chapter_body(body: str, entries: list[GlossaryEntry]) -> str:
     return mark_glossary_terms(render_markdown(body), entries)
+
+
+# --- selectors -------------------------------------------------------------------------------------------
+
+
+def chapter_queryset(user) -> QuerySet[Chapter]:
+    """Chapters the user may read (drafts only for authors), in curriculum order."""
+    return Chapter.objects.visible_to(user).filter(part__in=Part.objects.visible_to(user)).select_related("part")
+
+
+def progress_by_slug(user) -> dict[str, str]:
+    if not user or not user.is_authenticated:
+        return {}
+    return dict(ChapterProgress.objects.filter(user=user).values_list("chapter__slug", "status"))
+
+
+def part_list(*, user) -> list[dict]:
+    chapters = chapter_queryset(user)
+    parts = Part.objects.visible_to(user).annotate(
+        chapter_count=Count("chapters", filter=Q(chapters__in=chapters), distinct=True)
+    )
+    understood = Counter()
+    if user and user.is_authenticated:
+        understood = Counter(
+            ChapterProgress.objects.filter(
+                user=user, status=ProgressStatus.UNDERSTOOD, chapter__in=chapters
+            ).values_list("chapter__part_id", flat=True)
+        )
+    return [
+        {
+            "slug": part.slug,
+            "title": part.title,
+            "order": part.order,
+            "summary": part.summary,
+            "chapter_count": part.chapter_count,
+            "understood_count": understood.get(part.pk, 0) if user and user.is_authenticated else None,
+        }
+        for part in parts
+    ]
+
+
+def chapter_get(*, user, slug: str) -> Chapter:
+    from apps.glossary.models import Term
+    from apps.quiz.models import Question
+
+    queryset = chapter_queryset(user).prefetch_related(
+        Prefetch("prerequisites", queryset=chapter_queryset(user)),
+        Prefetch("glossary_terms", queryset=Term.objects.visible_to(user).order_by("term")),
+        Prefetch("questions", queryset=Question.objects.published().order_by("id")),
+    )
+    return get_object_or_404(queryset, slug=slug)
+
+
+def chapter_neighbours(*, user, chapter: Chapter) -> tuple[Chapter | None, Chapter | None]:
+    """The previous and next chapter across parts in curriculum order."""
+    ordered = list(chapter_queryset(user).order_by("part__order", "order").only("slug", "title", "part__order", "order"))
+    index = next(i for i, item in enumerate(ordered) if item.pk == chapter.pk)
+    previous = ordered[index - 1] if index > 0 else None
+    following = ordered[index + 1] if index + 1 < len(ordered) else None
+    return previous, following
+
+
+def _graph(user) -> tuple[list[Chapter], dict[str, list[str]]]:
+    chapters = list(chapter_queryset(user).order_by("part__order", "order"))
+    visible = {chapter.slug for chapter in chapters}
+    edges: dict[str, list[str]] = {chapter.slug: [] for chapter in chapters}
+    through = Chapter.prerequisites.through.objects.values_list("from_chapter__slug", "to_chapter__slug")
+    for chapter_slug, prerequisite_slug in through:
+        if chapter_slug in visible and prerequisite_slug in visible:
+            edges[chapter_slug].append(prerequisite_slug)
+    return chapters, edges
+
+
+def concept_map(*, user) -> dict:
+    chapters, edges = _graph(user)
+    progress = progress_by_slug(user)
+    nodes = [
+        {
+            "slug": chapter.slug,
+            "title": chapter.title,
+            "part": chapter.part.slug,
+            "order": index,
+            "level": chapter.level,
+            "status": progress.get(chapter.slug),
+        }
+        for index, chapter in enumerate(chapters)
+    ]
+    links = [{"source": prerequisite, "target": slug} for slug, prerequisites in edges.items() for prerequisite in prerequisites]
+    return {"nodes": nodes, "edges": links}
+
+
+def concept_path(*, user, to: str) -> list[Chapter]:
+    """Every prerequisite of ``to`` (transitively) not yet understood, then ``to``, in a valid reading order."""
+    chapters, edges = _graph(user)
+    by_slug = {chapter.slug: chapter for chapter in chapters}
+    if to not in by_slug:
+        raise Chapter.DoesNotExist
+    known = {slug for slug, status in progress_by_slug(user).items() if status == ProgressStatus.UNDERSTOOD}
+    order = {chapter.slug: index for index, chapter in enumerate(chapters)}
+    return [by_slug[slug] for slug in reading_path(edges, to, order, known)]
+
+
+# --- progress ---------------------------------------------------------------------------------------------
+
+
+def progress_set(*, user, slug: str, status: str | None) -> str | None:
+    chapter = get_object_or_404(chapter_queryset(user), slug=slug)
+    if status is None:
+        ChapterProgress.objects.filter(user=user, chapter=chapter).delete()
+        return None
+    ChapterProgress.objects.update_or_create(user=user, chapter=chapter, defaults={"status": status})
+    return status
+
+
+def progress_summary(*, user) -> dict:
+    parts = part_list(user=user)
+    total = sum(part["chapter_count"] for part in parts)
+    understood = sum(part["understood_count"] or 0 for part in parts)
+    return {
+        "understood": understood,
+        "total": total,
+        "parts": [
+            {"slug": p["slug"], "title": p["title"], "understood": p["understood_count"] or 0, "total": p["chapter_count"]}
+            for p in parts
+        ],
+        "chapters": progress_by_slug(user),
+    }
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    merged: list[str]
+    unchanged: list[str]
+    unknown: list[str]
+
+
+@transaction.atomic
+def progress_merge(*, user, chapters: dict[str, str]) -> MergeResult:
+    """Adds anonymous (browser) progress to the account; a status only ever goes up (reading -> understood)."""
+    known = {chapter.slug: chapter for chapter in chapter_queryset(user).filter(slug__in=list(chapters))}
+    existing = {
+        row.chapter_id: row
+        for row in ChapterProgress.objects.select_for_update().filter(user=user, chapter__in=known.values())
+    }
+    merged, unchanged = [], []
+    for slug, status in sorted(chapters.items()):
+        chapter = known.get(slug)
+        if chapter is None:
+            continue
+        row = existing.get(chapter.pk)
+        if row is None:
+            ChapterProgress.objects.create(user=user, chapter=chapter, status=status)
+            merged.append(slug)
+        elif STATUS_RANK[status] > STATUS_RANK[row.status]:
+            row.status = status
+            row.save(update_fields=["status", "updated_at"])
+            merged.append(slug)
+        else:
+            unchanged.append(slug)
+    unknown = sorted(slug for slug in chapters if slug not in known)
+    return MergeResult(merged=merged, unchanged=unchanged, unknown=unknown)

@@ -1,0 +1,12 @@
+import django_filters
+
+from apps.courses.models import Chapter, Level
+
+
+class ChapterFilter(django_filters.FilterSet):
+    part = django_filters.CharFilter(field_name="part__slug", max_length=120, help_text="Part slug")
+    level = django_filters.ChoiceFilter(choices=Level.choices)
+
+    class Meta:
+        model = Chapter
+        fields = ["part", "level"]

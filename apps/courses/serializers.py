@@ -1,0 +1,173 @@
+from rest_framework import serializers
+
+from apps.courses.models import Chapter, Level, ProgressStatus
+from apps.courses.services import MAX_MERGE_CHAPTERS
+
+
+class PartSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+    order = serializers.IntegerField()
+    summary = serializers.CharField()
+    chapter_count = serializers.IntegerField()
+    understood_count = serializers.IntegerField(allow_null=True, help_text="Null when signed out")
+
+
+class ChapterLinkSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+
+
+class ChapterListSerializer(serializers.ModelSerializer):
+    part = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    status = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Chapter
+        fields = ["slug", "title", "part", "order", "summary", "minutes", "level", "status"]
+
+    def get_status(self, chapter) -> str | None:
+        return self.context.get("progress", {}).get(chapter.slug)
+
+
+class KeyNumberSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    value = serializers.CharField()
+    unit = serializers.CharField(required=False)
+    source = serializers.CharField(required=False)
+
+
+class SimulatorLinkSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    url = serializers.CharField()
+
+
+class TermRefSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    term = serializers.CharField()
+    definition = serializers.CharField()
+
+
+class QuestionRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    slug = serializers.SlugField()
+    kind = serializers.CharField()
+    level = serializers.CharField()
+
+
+class PartRefSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+
+
+class ChapterDetailSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+    part = PartRefSerializer()
+    order = serializers.IntegerField()
+    summary = serializers.CharField()
+    minutes = serializers.IntegerField()
+    level = serializers.ChoiceField(choices=Level.choices)
+    objectives = serializers.ListField(child=serializers.CharField())
+    key_numbers = KeyNumberSerializer(many=True)
+    body_html = serializers.CharField()
+    prerequisites = ChapterLinkSerializer(many=True)
+    simulators = SimulatorLinkSerializer(many=True)
+    glossary_terms = TermRefSerializer(many=True)
+    questions = QuestionRefSerializer(many=True)
+    previous = ChapterLinkSerializer(allow_null=True)
+    next = ChapterLinkSerializer(allow_null=True)
+    status = serializers.ChoiceField(choices=ProgressStatus.choices, allow_null=True)
+
+
+class ProgressInputSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=ProgressStatus.choices, allow_null=True)
+
+
+class ProgressOutputSerializer(serializers.Serializer):
+    chapter = serializers.SlugField()
+    status = serializers.ChoiceField(choices=ProgressStatus.choices, allow_null=True)
+
+
+class PartProgressSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+    understood = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class ProgressSummarySerializer(serializers.Serializer):
+    understood = serializers.IntegerField()
+    total = serializers.IntegerField()
+    parts = PartProgressSerializer(many=True)
+    chapters = serializers.DictField(child=serializers.CharField(), help_text="Status by chapter slug")
+
+
+class MergeInputSerializer(serializers.Serializer):
+    chapters = serializers.DictField(
+        child=serializers.ChoiceField(choices=ProgressStatus.choices), allow_empty=True,
+        help_text=f"Status by chapter slug, at most {MAX_MERGE_CHAPTERS} entries",
+    )
+
+    def validate_chapters(self, value: dict) -> dict:
+        if len(value) > MAX_MERGE_CHAPTERS:
+            raise serializers.ValidationError(f"At most {MAX_MERGE_CHAPTERS} chapters can be merged at once.")
+        if any(len(slug) > 120 for slug in value):
+            raise serializers.ValidationError("Chapter slugs are at most 120 characters.")
+        return value
+
+
+class MergeOutputSerializer(serializers.Serializer):
+    merged = serializers.ListField(child=serializers.CharField())
+    unchanged = serializers.ListField(child=serializers.CharField())
+    unknown = serializers.ListField(child=serializers.CharField())
+    progress = ProgressSummarySerializer()
+
+
+class ConceptNodeSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+    part = serializers.SlugField()
+    order = serializers.IntegerField(help_text="Position in curriculum order")
+    level = serializers.CharField()
+    status = serializers.CharField(allow_null=True)
+
+
+class ConceptEdgeSerializer(serializers.Serializer):
+    source = serializers.SlugField(help_text="The prerequisite")
+    target = serializers.SlugField(help_text="The chapter that needs it")
+
+
+class ConceptMapSerializer(serializers.Serializer):
+    nodes = ConceptNodeSerializer(many=True)
+    edges = ConceptEdgeSerializer(many=True)
+
+
+class ConceptPathQuerySerializer(serializers.Serializer):
+    to = serializers.SlugField(max_length=120, help_text="Target chapter slug")
+
+
+class ConceptPathSerializer(serializers.Serializer):
+    to = serializers.SlugField()
+    path = ChapterListSerializer(many=True)
+
+
+class SearchQuerySerializer(serializers.Serializer):
+    q = serializers.CharField(max_length=200, help_text="Search words; typos are tolerated")
+    limit = serializers.IntegerField(min_value=1, max_value=50, default=20)
+
+
+class SearchResultSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["chapter", "term", "question"])
+    slug = serializers.CharField(allow_null=True)
+    id = serializers.IntegerField(allow_null=True, help_text="Question id (questions only)")
+    title = serializers.CharField()
+    url = serializers.CharField(help_text="Web client path")
+    snippet = serializers.CharField(help_text="HTML-escaped text; matches wrapped in <mark>")
+    score = serializers.FloatField()
+
+
+class SearchResponseSerializer(serializers.Serializer):
+    query = serializers.CharField()
+    corrected = serializers.CharField(allow_null=True, help_text="The query after typo correction, if changed")
+    results = SearchResultSerializer(many=True)

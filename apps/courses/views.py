@@ -1,0 +1,140 @@
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.courses import search as search_module
+from apps.courses import serializers as s
+from apps.courses import services
+from apps.courses.filters import ChapterFilter
+from apps.courses.models import Chapter
+
+
+class SignedInOnly:
+    """Token first so an anonymous request gets 401 with a WWW-Authenticate header, not 403."""
+
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    permission_classes = [IsAuthenticated]
+
+
+class PartListApi(APIView):
+    @extend_schema(responses={200: s.PartSerializer(many=True)})
+    def get(self, request):
+        return Response(s.PartSerializer(services.part_list(user=request.user), many=True).data)
+
+
+class ChapterListApi(generics.ListAPIView):
+    serializer_class = s.ChapterListSerializer
+    filterset_class = ChapterFilter
+
+    def get_queryset(self):
+        return services.chapter_queryset(self.request.user).order_by("part__order", "order")
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "progress": services.progress_by_slug(self.request.user)}
+
+
+def link(chapter: Chapter | None) -> dict | None:
+    return {"slug": chapter.slug, "title": chapter.title} if chapter else None
+
+
+def _chapter_detail(user, chapter: Chapter) -> dict:
+    previous, following = services.chapter_neighbours(user=user, chapter=chapter)
+    return {
+        "slug": chapter.slug,
+        "title": chapter.title,
+        "part": {"slug": chapter.part.slug, "title": chapter.part.title},
+        "order": chapter.order,
+        "summary": chapter.summary,
+        "minutes": chapter.minutes,
+        "level": chapter.level,
+        "objectives": chapter.objectives,
+        "key_numbers": chapter.key_numbers,
+        "body_html": chapter.body_html,
+        "prerequisites": [link(other) for other in chapter.prerequisites.all()],
+        "simulators": [{"name": name, "url": f"/lab/{name}"} for name in chapter.simulators],
+        "glossary_terms": [{"slug": t.slug, "term": t.term, "definition": t.definition} for t in chapter.glossary_terms.all()],
+        "questions": [{"id": q.id, "slug": q.slug, "kind": q.kind, "level": q.level} for q in chapter.questions.all()],
+        "previous": link(previous),
+        "next": link(following),
+        "status": services.progress_by_slug(user).get(chapter.slug),
+    }
+
+
+class ChapterDetailApi(APIView):
+    @extend_schema(responses={200: s.ChapterDetailSerializer})
+    def get(self, request, slug: str):
+        chapter = services.chapter_get(user=request.user, slug=slug)
+        return Response(s.ChapterDetailSerializer(_chapter_detail(request.user, chapter)).data)
+
+
+class ChapterProgressApi(SignedInOnly, APIView):
+    @extend_schema(request=s.ProgressInputSerializer, responses={200: s.ProgressOutputSerializer})
+    def put(self, request, slug: str):
+        data = s.ProgressInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        status = services.progress_set(user=request.user, slug=slug, status=data.validated_data["status"])
+        return Response({"chapter": slug, "status": status})
+
+
+class ProgressApi(SignedInOnly, APIView):
+    @extend_schema(responses={200: s.ProgressSummarySerializer})
+    def get(self, request):
+        return Response(s.ProgressSummarySerializer(services.progress_summary(user=request.user)).data)
+
+
+class ProgressMergeApi(SignedInOnly, APIView):
+    @extend_schema(request=s.MergeInputSerializer, responses={200: s.MergeOutputSerializer})
+    def post(self, request):
+        data = s.MergeInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = services.progress_merge(user=request.user, chapters=data.validated_data["chapters"])
+        body = {
+            "merged": result.merged,
+            "unchanged": result.unchanged,
+            "unknown": result.unknown,
+            "progress": services.progress_summary(user=request.user),
+        }
+        return Response(s.MergeOutputSerializer(body).data)
+
+
+class ConceptMapApi(APIView):
+    @extend_schema(responses={200: s.ConceptMapSerializer})
+    def get(self, request):
+        return Response(s.ConceptMapSerializer(services.concept_map(user=request.user)).data)
+
+
+class ConceptPathApi(APIView):
+    @extend_schema(parameters=[s.ConceptPathQuerySerializer], responses={200: s.ConceptPathSerializer})
+    def get(self, request):
+        query = s.ConceptPathQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        target = query.validated_data["to"]
+        try:
+            path = services.concept_path(user=request.user, to=target)
+        except Chapter.DoesNotExist:
+            raise Http404
+        progress = services.progress_by_slug(request.user)
+        chapters = s.ChapterListSerializer(path, many=True, context={"progress": progress}).data
+        return Response({"to": target, "path": chapters})
+
+
+class SearchApi(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("q", OpenApiTypes.STR, required=True, description="Search words (max 200 characters)"),
+            OpenApiParameter("limit", OpenApiTypes.INT, required=False, description="1 to 50, default 20"),
+        ],
+        responses={200: s.SearchResponseSerializer},
+    )
+    def get(self, request):
+        query = s.SearchQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        result = search_module.search(query=query.validated_data["q"], limit=query.validated_data["limit"])
+        body = {"query": result.query, "corrected": result.corrected, "results": result.results}
+        return Response(s.SearchResponseSerializer(body).data)
+
