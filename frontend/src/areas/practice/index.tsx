@@ -1,3 +1,21 @@
+import { Route, Routes } from "react-router-dom";
+import { CheckPage, ChecksList } from "./Checks";
+import Diagnosis from "./Diagnosis";
+import { InterviewHome, PracticeHome } from "./Home";
+import Runner from "./Runner";
+import Summary from "./Summary";
+import "./practice.css";
+
 export default function PracticeArea() {
-  return <section><h1>Practice</h1><p>Coming soon.</p></section>;
+  return (
+    <Routes>
+      <Route index element={<PracticeHome />} />
+      <Route path="interview" element={<InterviewHome />} />
+      <Route path="session/:id" element={<Runner />} />
+      <Route path="session/:id/summary" element={<Summary />} />
+      <Route path="diagnosis" element={<Diagnosis />} />
+      <Route path="checks" element={<ChecksList />} />
+      <Route path="checks/:id" element={<CheckPage />} />
+    </Routes>
+  );
 }

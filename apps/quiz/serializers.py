@@ -1,0 +1,229 @@
+"""Input and output shapes of the quiz API. Output never carries an answer key before an answer is checked."""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from apps.courses.models import Level
+from apps.quiz import services
+from apps.quiz.models import (
+    Bottleneck,
+    DiagnosisScenario,
+    Kind,
+    NumberToMemorize,
+    PracticeSession,
+    Question,
+    SessionMode,
+)
+
+LIST_MAX = 50
+
+
+class ChapterRefSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    url = serializers.SerializerMethodField()
+
+    def get_url(self, chapter) -> str:
+        return f"/learn/{chapter.slug}"
+
+
+class ChoicesSerializer(serializers.Serializer):
+    """Public parts of the key: what to choose from, in display order. Which kind has which fields:
+    choice → options; numeric → unit; ordering → items; categorize → bins, items; matching → left, right."""
+
+    options = serializers.ListField(child=serializers.CharField(), required=False)
+    unit = serializers.CharField(required=False)
+    items = serializers.ListField(child=serializers.CharField(), required=False)
+    bins = serializers.ListField(child=serializers.CharField(), required=False)
+    left = serializers.ListField(child=serializers.CharField(), required=False)
+    right = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+class QuestionSerializer(serializers.ModelSerializer):
+    prompt_html = serializers.SerializerMethodField()
+    topics = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    chapters = ChapterRefSerializer(many=True, read_only=True)
+    glossary = serializers.SlugRelatedField(source="glossary_terms", slug_field="slug", many=True, read_only=True)
+    choices = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Question
+        fields = ["id", "slug", "kind", "level", "prompt_html", "topics", "chapters", "glossary", "choices", "key_version"]
+
+    def get_prompt_html(self, question) -> str:
+        return services.markdown_html(question.prompt)
+
+    @extend_schema_field(ChoicesSerializer)
+    def get_choices(self, question):
+        return services.public_choices(question)
+
+
+class TopicSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    question_count = serializers.IntegerField()
+
+
+class CheckInputSerializer(serializers.Serializer):
+    answer = serializers.DictField(
+        required=False,
+        help_text='choice {"selected": [display indexes]}; numeric {"value": 16, "unit": "GiB"} or {"value": "16 GiB"}; '
+        'ordering {"order": [texts]}; categorize {"placement": {item: bin}}; matching {"matches": {left: right}}. '
+        "Not needed for open questions.",
+    )
+
+
+class CheckResultSerializer(serializers.Serializer):
+    correct = serializers.BooleanField(allow_null=True)
+    score = serializers.FloatField(allow_null=True, help_text="0..1; partial credit for multiple choice, ordering, categorize, matching")
+    feedback = serializers.DictField(help_text="The right key in answer terms (correct_options, expected, correct_order, ...)")
+    answer_html = serializers.CharField(help_text="The model answer")
+    explanation = serializers.CharField(allow_blank=True)
+
+
+class ListFilterField(serializers.ListField):
+    def __init__(self, **kwargs):
+        kwargs.setdefault("child", serializers.CharField(max_length=120))
+        super().__init__(required=False, max_length=LIST_MAX, **kwargs)
+
+
+class SessionCreateSerializer(serializers.Serializer):
+    mode = serializers.ChoiceField(choices=SessionMode.choices, default=SessionMode.PRACTICE)
+    part = ListFilterField(help_text="Part slugs")
+    chapter = ListFilterField(help_text="Chapter slugs")
+    topic = ListFilterField(help_text="Topic tags")
+    level = ListFilterField(child=serializers.ChoiceField(choices=Level.choices))
+    kind = ListFilterField(child=serializers.ChoiceField(choices=Kind.choices))
+    size = serializers.IntegerField(min_value=1, max_value=50, required=False, help_text="Default 10 (practice), 8 (interview)")
+    seconds_per_question = serializers.IntegerField(min_value=10, max_value=3600, required=False, help_text="Interview only; default 120")
+
+
+class SessionAnswerSerializer(serializers.Serializer):
+    question = serializers.IntegerField(source="question_id")
+    correct = serializers.BooleanField()
+    score = serializers.FloatField()
+    self_rating = serializers.CharField(allow_blank=True)
+    duration_ms = serializers.IntegerField(allow_null=True)
+    over_time = serializers.SerializerMethodField()
+
+    def get_over_time(self, answer) -> bool:
+        return services.is_over_time(answer.session, answer.duration_ms)
+
+
+class SessionSerializer(serializers.ModelSerializer):
+    questions = serializers.SerializerMethodField()
+    answers = SessionAnswerSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = PracticeSession
+        fields = ["id", "mode", "filters", "seconds_per_question", "created_at", "finished_at", "questions", "answers"]
+
+    @extend_schema_field(QuestionSerializer(many=True))
+    def get_questions(self, session):
+        return QuestionSerializer(services.session_questions(session), many=True).data
+
+
+class SessionCreatedSerializer(SessionSerializer):
+    session_token = serializers.CharField(allow_null=True, help_text="Anonymous sessions only, shown once: send it as X-Practice-Token")
+
+    class Meta(SessionSerializer.Meta):
+        fields = [*SessionSerializer.Meta.fields, "session_token"]
+
+
+class SessionListSerializer(serializers.ModelSerializer):
+    size = serializers.SerializerMethodField()
+    answered = serializers.SerializerMethodField()
+    score = serializers.SerializerMethodField()
+
+    class Meta:
+        model = PracticeSession
+        fields = ["id", "mode", "filters", "created_at", "finished_at", "size", "answered", "score"]
+
+    def get_size(self, session) -> int:
+        return len(session.question_ids)
+
+    def get_answered(self, session) -> int:
+        return len(session.answers.all())
+
+    def get_score(self, session) -> float | None:
+        scores = [answer.score for answer in session.answers.all()]
+        return round(sum(scores) / len(scores), 4) if scores else None
+
+
+class AnswerInputSerializer(serializers.Serializer):
+    question = serializers.IntegerField(min_value=1)
+    answer = serializers.DictField(required=False, help_text="For auto-checked kinds; same shapes as /questions/{id}/check/")
+    self_rating = serializers.ChoiceField(choices=list(services.SELF_RATING_SCORES), required=False, help_text="For open questions: again 0, hard 0.5, good 0.8, easy 1.0")
+    duration_ms = serializers.IntegerField(min_value=0, max_value=86_400_000, required=False, help_text="Time spent on the question; measured by the server when absent")
+
+
+class AnswerResultSerializer(CheckResultSerializer):
+    question = serializers.IntegerField()
+    self_rating = serializers.CharField(allow_blank=True)
+    duration_ms = serializers.IntegerField(allow_null=True)
+    over_time = serializers.BooleanField()
+    answered = serializers.IntegerField()
+    remaining = serializers.IntegerField()
+    finished = serializers.BooleanField()
+
+
+class TopicScoreSerializer(serializers.Serializer):
+    topic = serializers.CharField()
+    answered = serializers.IntegerField()
+    score = serializers.FloatField()
+    chapters = serializers.ListField(child=serializers.DictField(), help_text="[{slug, title, url}] to re-read")
+
+
+class LevelScoreSerializer(serializers.Serializer):
+    level = serializers.CharField()
+    answered = serializers.IntegerField()
+    correct = serializers.IntegerField()
+    score = serializers.FloatField()
+
+
+class SummarySerializer(serializers.Serializer):
+    session = serializers.UUIDField()
+    mode = serializers.CharField()
+    total = serializers.IntegerField()
+    answered = serializers.IntegerField()
+    correct = serializers.IntegerField()
+    score = serializers.FloatField(allow_null=True)
+    finished = serializers.BooleanField()
+    by_topic = TopicScoreSerializer(many=True)
+    by_level = LevelScoreSerializer(many=True)
+    weakest_topics = TopicScoreSerializer(many=True)
+    strongest_topics = TopicScoreSerializer(many=True)
+    seconds_per_question = serializers.IntegerField(allow_null=True)
+    time_used_ms = serializers.IntegerField()
+    over_time = serializers.IntegerField(help_text="Answers that took longer than seconds_per_question (interview)")
+
+
+class DiagnosisSerializer(serializers.ModelSerializer):
+    chapters = ChapterRefSerializer(many=True, read_only=True)
+    choices = serializers.SerializerMethodField()
+
+    class Meta:
+        model = DiagnosisScenario
+        fields = ["slug", "symptom", "details", "chapters", "choices"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_choices(self, scenario):
+        return [{"value": value, "label": label} for value, label in Bottleneck.choices]
+
+
+class DiagnosisInputSerializer(serializers.Serializer):
+    answer = serializers.ChoiceField(choices=Bottleneck.choices)
+
+
+class DiagnosisResultSerializer(serializers.Serializer):
+    correct = serializers.BooleanField()
+    answer = serializers.CharField()
+    answer_label = serializers.CharField()
+    reasoning_html = serializers.CharField()
+
+
+class NumberSerializer(serializers.ModelSerializer):
+    chapters = ChapterRefSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = NumberToMemorize
+        fields = ["slug", "label", "value", "unit", "source", "derivation", "chapters"]

@@ -1,0 +1,311 @@
+"""Checking answers, practice and interview sessions, the diagnosis game.
+
+Scores are in [0, 1]. Open questions are self-rated; a rating maps to a score (SELF_RATING_SCORES):
+again 0, hard 0.5, good 0.8, easy 1.0, and counts as correct from "good" up.
+"""
+
+from __future__ import annotations
+
+import hmac
+import random
+import zlib
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+from django.http import Http404
+from django.utils.crypto import salted_hmac
+from rest_framework import status
+from rest_framework.exceptions import APIException, ValidationError
+
+from apps.courses.models import Level
+from apps.courses.rendering import render_markdown
+from apps.quiz import keys
+from apps.quiz.models import (
+    Bottleneck,
+    DiagnosisScenario,
+    Kind,
+    PracticeAnswer,
+    PracticeSession,
+    Question,
+    SessionMode,
+)
+
+SELF_RATING_SCORES = {"again": 0.0, "hard": 0.5, "good": 0.8, "easy": 1.0}
+LEVEL_ORDER = [Level.CORE, Level.MID, Level.SENIOR, Level.STAFF]
+DEFAULT_SECONDS_PER_QUESTION = 120
+TOKEN_SALT = "apps.quiz.practice-session-token"
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "Conflict."
+    default_code = "conflict"
+
+
+@lru_cache(maxsize=4096)
+def markdown_html(text: str) -> str:
+    return render_markdown(text)
+
+
+def shuffle_seed(question: Question) -> int:
+    """Stable per question and key version, so the shown order and the graded order always agree."""
+    return zlib.crc32(f"{question.slug}:{question.key_version}".encode())
+
+
+def public_choices(question: Question) -> dict:
+    return keys.public_key(question.kind, question.key, shuffle_seed(question))
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    correct: bool | None
+    score: float | None
+    feedback: dict
+    answer_html: str
+    explanation: str
+
+
+def explanation(question: Question) -> str:
+    """A plain-text statement of the right answer, derived from the key."""
+    key = question.key
+    if question.kind in (Kind.SINGLE_CHOICE, Kind.MULTIPLE_CHOICE):
+        right = [option for option in key["options"] if option["correct"]]
+        lines = ["Correct: " + "; ".join(option["text"] for option in right)]
+        lines += [f"{option['text']}: {option['why']}" for option in key["options"] if option.get("why")]
+        return "\n".join(lines)
+    if question.kind == Kind.NUMERIC:
+        spec = key["numeric"]
+        tolerance = f"±{spec['tolerance'] * 100:g} %" if spec["tolerance_mode"] == "relative" else f"±{spec['tolerance']:g} {spec['unit']}"
+        return f"Expected {spec['value']:g} {spec['unit']} ({tolerance})."
+    if question.kind == Kind.ORDERING:
+        return "Correct order: " + " → ".join(key["items"])
+    if question.kind == Kind.CATEGORIZE:
+        groups = [f"{name}: " + ", ".join(item["text"] for item in key["items"] if item["bin"] == name) for name in key["bins"]]
+        return "\n".join(groups)
+    if question.kind == Kind.MATCHING:
+        return "\n".join(f"{pair['left']} → {pair['right']}" for pair in key["pairs"])
+    return ""
+
+
+def _answer_error(exc: keys.AnswerError) -> ValidationError:
+    if exc.field == "answer":
+        return ValidationError({"answer": [str(exc)]})
+    return ValidationError({"answer": {exc.field: [str(exc)]}})
+
+
+def question_check(*, question: Question, answer: dict | None) -> CheckResult:
+    """Grades an answer on the server; open questions only get the model answer back (score None)."""
+    answer_html = markdown_html(question.answer)
+    if question.kind == Kind.OPEN:
+        return CheckResult(None, None, {}, answer_html, "")
+    if answer is None:
+        raise ValidationError({"answer": ["This field is required for auto-checked questions."]})
+    try:
+        graded = keys.grade(question.kind, question.key, answer, shuffle_seed=shuffle_seed(question))
+    except keys.AnswerError as exc:
+        raise _answer_error(exc)
+    return CheckResult(graded.correct, round(graded.score, 4), graded.feedback, answer_html, explanation(question))
+
+
+# --- Practice and interview sessions -------------------------------------------------------------------------
+
+
+def session_token(session: PracticeSession) -> str:
+    """The secret that proves possession of an anonymous session; derived, so nothing secret is stored."""
+    return salted_hmac(TOKEN_SALT, str(session.id), algorithm="sha256").hexdigest()
+
+
+def practice_session_get(*, session_id, user, token: str | None) -> PracticeSession:
+    """Owner only: a user's own session, or an anonymous one with its token; anything else is a 404."""
+    session = PracticeSession.objects.filter(id=session_id).first()
+    if session is None:
+        raise Http404
+    if session.user_id is not None:
+        if not (user and user.is_authenticated and user.pk == session.user_id):
+            raise Http404
+    elif not token or not hmac.compare_digest(str(token).encode(), session_token(session).encode()):
+        raise Http404
+    return session
+
+
+def practice_session_list(*, user) -> QuerySet[PracticeSession]:
+    return PracticeSession.objects.filter(user=user).order_by("-created_at").prefetch_related("answers")
+
+
+def _candidates(filters: dict) -> QuerySet[Question]:
+    queryset = Question.objects.published()
+    lookups = {"part": "chapters__part__slug__in", "chapter": "chapters__slug__in", "topic": "topics__slug__in", "level": "level__in", "kind": "kind__in"}
+    for name, lookup in lookups.items():
+        if filters.get(name):
+            queryset = queryset.filter(**{lookup: filters[name]})
+    return queryset.distinct()
+
+
+def _interview_pick(questions: list[Question], size: int, rng: random.Random) -> list[Question]:
+    """Round-robin over the levels, preferring at each turn a question whose topics are not yet covered."""
+    pools = {level: [q for q in questions if q.level == level] for level in LEVEL_ORDER}
+    for pool in pools.values():
+        rng.shuffle(pool)
+    picked: list[Question] = []
+    covered: set[str] = set()
+    while len(picked) < size and any(pools.values()):
+        for level in LEVEL_ORDER:
+            pool = pools[level]
+            if not pool or len(picked) >= size:
+                continue
+            fresh = next((q for q in pool if not covered & {t.slug for t in q.topics.all()}), pool[0])
+            pool.remove(fresh)
+            picked.append(fresh)
+            covered |= {t.slug for t in fresh.topics.all()}
+    # Warm up first: easier levels lead.
+    return sorted(picked, key=lambda q: LEVEL_ORDER.index(q.level))
+
+
+def practice_session_create(
+    *, user, mode: str, filters: dict, size: int, seconds_per_question: int | None, rng: random.Random
+) -> PracticeSession:
+    questions = list(_candidates(filters).prefetch_related("topics"))
+    if not questions:
+        raise ValidationError({"filters": ["No published questions match these filters."]})
+    if mode == SessionMode.INTERVIEW:
+        chosen = _interview_pick(questions, size, rng)
+        seconds = seconds_per_question or DEFAULT_SECONDS_PER_QUESTION
+    else:
+        chosen = rng.sample(questions, min(size, len(questions)))
+        seconds = seconds_per_question
+    return PracticeSession.objects.create(
+        user=user if user and user.is_authenticated else None,
+        mode=mode,
+        filters=filters,
+        question_ids=[q.id for q in chosen],
+        seconds_per_question=seconds,
+    )
+
+
+def session_questions(session: PracticeSession) -> list[Question]:
+    by_id = Question.objects.prefetch_related("topics", "chapters", "glossary_terms").in_bulk(session.question_ids)
+    return [by_id[qid] for qid in session.question_ids if qid in by_id]
+
+
+def is_over_time(session: PracticeSession, duration_ms: int | None) -> bool:
+    if session.mode != SessionMode.INTERVIEW or duration_ms is None or not session.seconds_per_question:
+        return False
+    return duration_ms > session.seconds_per_question * 1000
+
+
+def _elapsed_ms(session: PracticeSession, now: datetime) -> int:
+    last = session.answers.order_by("-answered_at").values_list("answered_at", flat=True).first()
+    start = max(filter(None, [session.created_at, last]))
+    return max(0, int((now - start).total_seconds() * 1000))
+
+
+@transaction.atomic
+def practice_answer_create(
+    *, session: PracticeSession, question_id: int, answer: dict | None, self_rating: str | None,
+    duration_ms: int | None, now: datetime,
+) -> tuple[PracticeAnswer, CheckResult]:
+    # Lock the session so two concurrent answers to one question cannot both pass the duplicate check.
+    session = PracticeSession.objects.select_for_update().get(pk=session.pk)
+    if question_id not in session.question_ids:
+        raise ValidationError({"question": ["This question is not part of the session."]})
+    question = Question.objects.filter(pk=question_id).first()
+    if question is None:
+        raise ValidationError({"question": ["This question no longer exists."]})
+    if session.answers.filter(question_id=question_id).exists():
+        raise Conflict("This question was already answered in this session.")
+    if question.kind == Kind.OPEN:
+        if not self_rating:
+            raise ValidationError({"self_rating": ["Open questions are self-rated: again, hard, good or easy."]})
+        score = SELF_RATING_SCORES[self_rating]
+        result = CheckResult(score >= SELF_RATING_SCORES["good"], score, {}, markdown_html(question.answer), "")
+        response = {"self_rating": self_rating}
+    else:
+        if self_rating:
+            raise ValidationError({"self_rating": ["Only open questions are self-rated; send an answer instead."]})
+        result = question_check(question=question, answer=answer)
+        response = answer
+    if duration_ms is None:
+        duration_ms = _elapsed_ms(session, now)
+    try:
+        with transaction.atomic():
+            recorded = PracticeAnswer.objects.create(
+                session=session, question=question, response=response, score=result.score, correct=bool(result.correct),
+                self_rating=self_rating or "", duration_ms=duration_ms,
+            )
+    except IntegrityError:
+        raise Conflict("This question was already answered in this session.")
+    if session.answers.count() >= len(session.question_ids) and session.finished_at is None:
+        session.finished_at = now
+        session.save(update_fields=["finished_at"])
+    return recorded, result
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def _chapter_refs(questions: list[Question]) -> list[dict]:
+    seen: dict[str, dict] = {}
+    for question in questions:
+        for chapter in question.chapters.all():
+            seen.setdefault(chapter.slug, {"slug": chapter.slug, "title": chapter.title, "url": f"/learn/{chapter.slug}"})
+    return list(seen.values())
+
+
+def practice_summary(*, session: PracticeSession) -> dict:
+    """Score overall, by topic and by level; weakest topics with the chapters to re-read. Interviews add timing."""
+    answers = list(session.answers.select_related("question").prefetch_related("question__topics", "question__chapters"))
+    by_topic: dict[str, list[PracticeAnswer]] = {}
+    for answer in answers:
+        for topic in answer.question.topics.all():
+            by_topic.setdefault(topic.slug, []).append(answer)
+    topics = [
+        {"topic": slug, "answered": len(group), "score": _mean([a.score for a in group]), "chapters": _chapter_refs([a.question for a in group])}
+        for slug, group in sorted(by_topic.items())
+    ]
+    levels = []
+    for level in LEVEL_ORDER:
+        group = [a for a in answers if a.question.level == level]
+        if group:
+            levels.append({"level": str(level), "answered": len(group), "correct": sum(a.correct for a in group), "score": _mean([a.score for a in group])})
+    ranked = sorted(topics, key=lambda t: (t["score"], t["topic"]))
+    summary = {
+        "session": session.id,
+        "mode": session.mode,
+        "total": len(session.question_ids),
+        "answered": len(answers),
+        "correct": sum(a.correct for a in answers),
+        "score": _mean([a.score for a in answers]),
+        "finished": session.finished_at is not None,
+        "by_topic": topics,
+        "by_level": levels,
+        "weakest_topics": ranked[:3],
+        "strongest_topics": sorted(topics, key=lambda t: (-t["score"], t["topic"]))[:3],
+        "seconds_per_question": session.seconds_per_question,
+        "time_used_ms": sum(a.duration_ms or 0 for a in answers),
+        "over_time": sum(is_over_time(session, a.duration_ms) for a in answers),
+    }
+    return summary
+
+
+# --- Diagnosis game ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiagnosisResult:
+    correct: bool
+    answer: str
+    answer_label: str
+    reasoning_html: str
+
+
+def diagnosis_check(*, scenario: DiagnosisScenario, answer: str) -> DiagnosisResult:
+    return DiagnosisResult(
+        correct=answer == scenario.answer,
+        answer=scenario.answer,
+        answer_label=Bottleneck(scenario.answer).label,
+        reasoning_html=markdown_html(scenario.reasoning),
+    )

@@ -1,0 +1,155 @@
+"""Quiz API: the question catalogue and server-side checking, practice/interview sessions, diagnosis, numbers."""
+
+import random
+
+from django.db.models import Count, Q
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status, viewsets
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.models import Status
+from apps.core.pagination import PageNumberPagination
+from apps.quiz import serializers as s
+from apps.quiz import services
+from apps.quiz.filters import QuestionFilter
+from apps.quiz.models import DiagnosisScenario, NumberToMemorize, Question, SessionMode, Topic
+
+TOKEN_HEADER = OpenApiParameter(
+    "X-Practice-Token", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+    description="The session_token of an anonymous session (returned once when it was created)",
+)
+
+
+def _visible_questions(user):
+    return Question.objects.visible_to(user).prefetch_related("topics", "chapters", "glossary_terms")
+
+
+class QuestionViewSet(viewsets.ReadOnlyModelViewSet):
+    """Questions with their public choices; answer keys and model answers only come back from check."""
+
+    serializer_class = s.QuestionSerializer
+    filterset_class = QuestionFilter
+
+    def get_queryset(self):
+        return _visible_questions(self.request.user)
+
+
+class QuestionCheckApi(APIView):
+    @extend_schema(request=s.CheckInputSerializer, responses={200: s.CheckResultSerializer})
+    def post(self, request, pk: int) -> Response:
+        question = get_object_or_404(_visible_questions(request.user), pk=pk)
+        data = s.CheckInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = services.question_check(question=question, answer=data.validated_data.get("answer"))
+        return Response(s.CheckResultSerializer(result).data)
+
+
+class TopicListApi(generics.ListAPIView):
+    """Topic tags with the number of published questions carrying each."""
+
+    serializer_class = s.TopicSerializer
+
+    def get_queryset(self):
+        published = Q(questions__status=Status.PUBLISHED)
+        return Topic.objects.annotate(question_count=Count("questions", filter=published)).filter(question_count__gt=0).order_by("slug")
+
+
+class PracticeSessionListCreateApi(APIView):
+    @extend_schema(responses={200: s.SessionListSerializer(many=True)})
+    def get(self, request) -> Response:
+        """The signed-in user's own sessions, newest first."""
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        queryset = services.practice_session_list(user=request.user)
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(queryset, request, view=self)
+        return paginator.get_paginated_response(s.SessionListSerializer(page, many=True).data)
+
+    @extend_schema(request=s.SessionCreateSerializer, responses={201: s.SessionCreatedSerializer})
+    def post(self, request) -> Response:
+        data = s.SessionCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        filters = {name: values[name] for name in ("part", "chapter", "topic", "level", "kind") if values.get(name)}
+        mode = values["mode"]
+        session = services.practice_session_create(
+            user=request.user, mode=mode, filters=filters,
+            size=values.get("size") or (8 if mode == SessionMode.INTERVIEW else 10),
+            seconds_per_question=values.get("seconds_per_question"), rng=random.Random(),
+        )
+        body = s.SessionSerializer(session).data
+        body["session_token"] = None if session.user_id else services.session_token(session)
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+def _session(request, session_id):
+    return services.practice_session_get(session_id=session_id, user=request.user, token=request.headers.get("X-Practice-Token"))
+
+
+class PracticeSessionDetailApi(APIView):
+    @extend_schema(parameters=[TOKEN_HEADER], responses={200: s.SessionSerializer})
+    def get(self, request, session_id) -> Response:
+        return Response(s.SessionSerializer(_session(request, session_id)).data)
+
+
+class PracticeAnswerCreateApi(APIView):
+    @extend_schema(parameters=[TOKEN_HEADER], request=s.AnswerInputSerializer, responses={201: s.AnswerResultSerializer})
+    def post(self, request, session_id) -> Response:
+        session = _session(request, session_id)
+        data = s.AnswerInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        recorded, result = services.practice_answer_create(
+            session=session, question_id=values["question"], answer=values.get("answer"),
+            self_rating=values.get("self_rating"), duration_ms=values.get("duration_ms"), now=timezone.now(),
+        )
+        answered = recorded.session.answers.count()
+        body = {
+            **s.CheckResultSerializer(result).data,
+            "question": recorded.question_id,
+            "self_rating": recorded.self_rating,
+            "duration_ms": recorded.duration_ms,
+            "over_time": services.is_over_time(recorded.session, recorded.duration_ms),
+            "answered": answered,
+            "remaining": len(recorded.session.question_ids) - answered,
+            "finished": answered >= len(recorded.session.question_ids),
+        }
+        return Response(s.AnswerResultSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+class PracticeSummaryApi(APIView):
+    @extend_schema(parameters=[TOKEN_HEADER], responses={200: s.SummarySerializer})
+    def get(self, request, session_id) -> Response:
+        summary = services.practice_summary(session=_session(request, session_id))
+        return Response(s.SummarySerializer(summary).data)
+
+
+class DiagnosisListApi(generics.ListAPIView):
+    """Diagnosis scenarios: symptom and details only, never the answer."""
+
+    serializer_class = s.DiagnosisSerializer
+
+    def get_queryset(self):
+        return DiagnosisScenario.objects.visible_to(self.request.user).prefetch_related("chapters").order_by("slug")
+
+
+class DiagnosisCheckApi(APIView):
+    @extend_schema(request=s.DiagnosisInputSerializer, responses={200: s.DiagnosisResultSerializer})
+    def post(self, request, slug: str) -> Response:
+        scenario = get_object_or_404(DiagnosisScenario.objects.visible_to(request.user), slug=slug)
+        data = s.DiagnosisInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = services.diagnosis_check(scenario=scenario, answer=data.validated_data["answer"])
+        return Response(s.DiagnosisResultSerializer(result).data)
+
+
+class NumberListApi(generics.ListAPIView):
+    serializer_class = s.NumberSerializer
+
+    def get_queryset(self):
+        return NumberToMemorize.objects.visible_to(self.request.user).prefetch_related("chapters")

@@ -1,0 +1,150 @@
+import { useEffect, useState, type FormEvent } from "react";
+import { Link, useNavigate } from "react-router-dom";
+import { api, ApiError, type Page } from "../../lib/api";
+import { useAuth } from "../../lib/auth";
+import { KIND_LABELS, LEVELS, percent, practiceApi, rememberToken, type Kind, type Session } from "./api";
+
+interface PartRef { slug: string; title: string }
+interface SessionRow { id: string; mode: string; created_at: string; size: number; answered: number; score: number | null }
+
+function useOptions() {
+  const [parts, setParts] = useState<PartRef[]>([]);
+  const [topics, setTopics] = useState<{ slug: string; question_count: number }[]>([]);
+  useEffect(() => {
+    api<Page<PartRef> | PartRef[]>("/parts/?page_size=100").then((data) => setParts(Array.isArray(data) ? data : data.results)).catch(() => setParts([]));
+    api<Page<{ slug: string; question_count: number }>>("/topics/?page_size=500").then((data) => setTopics(data.results)).catch(() => setTopics([]));
+  }, []);
+  return { parts, topics };
+}
+
+async function startSession(body: Record<string, unknown>): Promise<Session> {
+  const session = await practiceApi<Session>("/practice/sessions/", { method: "POST", body });
+  rememberToken(session.id, session.session_token);
+  return session;
+}
+
+function fieldError(error: unknown): string {
+  if (error instanceof ApiError) return Object.values(error.body.fields ?? {})[0]?.[0] ?? error.message;
+  return String(error);
+}
+
+export function PracticeHome() {
+  const navigate = useNavigate();
+  const { user } = useAuth();
+  const { parts, topics } = useOptions();
+  const [part, setPart] = useState("");
+  const [topic, setTopic] = useState("");
+  const [level, setLevel] = useState("");
+  const [kind, setKind] = useState("");
+  const [size, setSize] = useState(10);
+  const [error, setError] = useState("");
+  const [history, setHistory] = useState<SessionRow[]>([]);
+
+  useEffect(() => {
+    if (user) api<Page<SessionRow>>("/practice/sessions/?page_size=10").then((data) => setHistory(data.results)).catch(() => setHistory([]));
+  }, [user]);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setError("");
+    const body: Record<string, unknown> = { size };
+    if (part) body.part = [part];
+    if (topic) body.topic = [topic];
+    if (level) body.level = [level];
+    if (kind) body.kind = [kind];
+    try {
+      const session = await startSession(body);
+      navigate(`/practice/session/${session.id}`);
+    } catch (caught) {
+      setError(fieldError(caught));
+    }
+  }
+
+  return (
+    <section>
+      <h1>Practice</h1>
+      <p className="muted">
+        Auto-checked questions are graded on the server; open questions: reveal the model answer, then rate yourself.
+        Also: <Link to="/practice/interview">interview mode</Link> · <Link to="/practice/diagnosis">the diagnosis game</Link> ·{" "}
+        <Link to="/practice/checks">drag-and-drop checks</Link>
+      </p>
+      <form className="practice-filters" onSubmit={submit}>
+        {parts.length > 0 && (
+          <label className="field"><span>Part</span>
+            <select value={part} onChange={(event) => setPart(event.target.value)}>
+              <option value="">Any part</option>
+              {parts.map((item) => <option key={item.slug} value={item.slug}>{item.title}</option>)}
+            </select>
+          </label>
+        )}
+        <label className="field"><span>Topic</span>
+          <select value={topic} onChange={(event) => setTopic(event.target.value)}>
+            <option value="">Any topic</option>
+            {topics.map((item) => <option key={item.slug} value={item.slug}>{item.slug} ({item.question_count})</option>)}
+          </select>
+        </label>
+        <label className="field"><span>Level</span>
+          <select value={level} onChange={(event) => setLevel(event.target.value)}>
+            <option value="">Any level</option>
+            {LEVELS.map((item) => <option key={item} value={item}>{item}</option>)}
+          </select>
+        </label>
+        <label className="field"><span>Kind</span>
+          <select value={kind} onChange={(event) => setKind(event.target.value)}>
+            <option value="">Any kind</option>
+            {(Object.keys(KIND_LABELS) as Kind[]).map((item) => <option key={item} value={item}>{KIND_LABELS[item]}</option>)}
+          </select>
+        </label>
+        <label className="field"><span>Questions</span>
+          <input type="number" min={1} max={50} value={size} onChange={(event) => setSize(Number(event.target.value))} />
+        </label>
+        <button type="submit" className="primary">Start practice</button>
+      </form>
+      {error && <p className="error" role="alert">{error}</p>}
+      {history.length > 0 && (
+        <>
+          <h2>Your recent sessions</h2>
+          <ul>
+            {history.map((row) => (
+              <li key={row.id}>
+                <Link to={`/practice/session/${row.id}/summary`}>{new Date(row.created_at).toLocaleString()}</Link> · {row.mode} · {row.answered}/{row.size} · {percent(row.score)}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+export function InterviewHome() {
+  const navigate = useNavigate();
+  const [size, setSize] = useState(8);
+  const [secondsPerQuestion, setSecondsPerQuestion] = useState(120);
+  const [error, setError] = useState("");
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    try {
+      const session = await startSession({ mode: "interview", size, seconds_per_question: secondsPerQuestion });
+      navigate(`/practice/session/${session.id}`);
+    } catch (caught) {
+      setError(fieldError(caught));
+    }
+  }
+  return (
+    <section>
+      <h1>Interview mode</h1>
+      <p className="muted">A timed, mixed set: spread over core, mid, senior and staff levels and across distinct topics. A final report follows.</p>
+      <form className="practice-filters" onSubmit={submit}>
+        <label className="field"><span>Questions</span>
+          <input type="number" min={1} max={50} value={size} onChange={(event) => setSize(Number(event.target.value))} />
+        </label>
+        <label className="field"><span>Seconds per question</span>
+          <input type="number" min={10} max={3600} value={secondsPerQuestion} onChange={(event) => setSecondsPerQuestion(Number(event.target.value))} />
+        </label>
+        <button type="submit" className="primary">Start interview</button>
+      </form>
+      {error && <p className="error" role="alert">{error}</p>}
+    </section>
+  );
+}
