@@ -1,0 +1,173 @@
+"""One entry point from (model, GPU, knobs, workload) to a JSON-ready result.
+
+KV blocks: vLLM hands the KV cache whatever `modeling.memory.fit` leaves after weights,
+the profiling pass's activation peak and runtime overhead, at gpu_memory_utilization;
+blocks = floor(that / (KV bytes per token per GPU · block_size)). Step cost:
+`costs.roofline_step_cost` (roofline priors' expected efficiencies). Cost per million
+output tokens = GPUs · price per GPU-hour / 3600 / output tokens per second · 10⁶.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..modeling.kv import kv_bytes_per_token_per_layer
+from ..modeling.memory import fit, tp_is_valid
+from ..modeling.specs import GPUSpec, ModelSpec
+from .cluster import ROUTERS, run_replicas
+from .costs import roofline_step_cost
+from .disaggregation import run_disaggregated
+from .engine import SimulationError
+from .metrics import SLO, engine_stats, invariants, request_summary, series
+from .scheduler import SchedulerConfig
+from .workload import Workload
+
+
+@dataclass(frozen=True)
+class ServingSetup:
+    model: ModelSpec
+    gpu: GPUSpec
+    tensor_parallel: int = 1
+    max_num_seqs: int = 256
+    max_num_batched_tokens: int = 8192
+    chunked_prefill: bool = True
+    prefix_caching: bool = False
+    block_size: int = 16
+    gpu_memory_utilization: float = 0.9
+    static_batching: bool = False
+    weight_dtype: str = "bf16"
+    kv_dtype: str = "bf16"
+
+
+@dataclass(frozen=True)
+class Disaggregation:
+    prefill_replicas: int = 1
+    decode_replicas: int = 1
+    link_bandwidth_bytes_per_s: float | None = None   # default: one direction of the GPU interconnect
+    link_latency_s: float = 10e-6
+
+
+def kv_bytes_per_token(setup: ServingSetup) -> float:
+    m = setup.model
+    return kv_bytes_per_token_per_layer(m, setup.kv_dtype, setup.tensor_parallel) * m.num_layers
+
+
+def kv_blocks(setup: ServingSetup) -> int:
+    """Blocks of the paged KV cache on one replica (ValueError naming the knob when nothing fits)."""
+    m, tp = setup.model, setup.tensor_parallel
+    if not tp_is_valid(m, tp):
+        raise SimulationError("tensor_parallel", f"TP={tp} does not divide {m.name}'s {m.num_attention_heads} "
+                              f"attention heads / {m.num_kv_heads} KV heads")
+    r = fit(m, setup.gpu, context_tokens=1, tp=tp, weight_dtype=setup.weight_dtype, kv_dtype=setup.kv_dtype,
+            gpu_memory_utilization=setup.gpu_memory_utilization,
+            max_num_batched_tokens=setup.max_num_batched_tokens, max_num_seqs=setup.max_num_seqs)
+    blocks = int(float(r.kv_budget_bytes_per_gpu) // (kv_bytes_per_token(setup) * setup.block_size))
+    if blocks < 1:
+        raise SimulationError("gpu", f"{m.name} ({setup.weight_dtype}) leaves no room for a KV cache on "
+                              f"{tp} × {setup.gpu.name} at gpu_memory_utilization {setup.gpu_memory_utilization:g}; "
+                              "raise tensor_parallel or use a smaller weight_dtype")
+    return blocks
+
+
+def _check_fits(setup: ServingSetup, workload: Workload, blocks: int) -> None:
+    longest = int((workload.prompt_tokens + workload.output_tokens).max())
+    if longest > setup.model.max_position_embeddings:
+        raise SimulationError("workload.prompt_tokens", f"a request of {longest:,} tokens exceeds {setup.model.name}'s "
+                              f"context of {setup.model.max_position_embeddings:,} tokens")
+    if longest > blocks * setup.block_size:
+        raise SimulationError("workload.prompt_tokens", f"a request of {longest:,} tokens does not fit the KV cache "
+                              f"of {blocks * setup.block_size:,} tokens")
+    if not setup.chunked_prefill and longest > setup.max_num_batched_tokens:
+        raise SimulationError("max_num_batched_tokens", f"without chunked prefill it must be at least the longest "
+                              f"request ({longest:,} tokens)")
+
+
+def simulate(
+    setup: ServingSetup,
+    workload: Workload,
+    *,
+    slo: SLO,
+    replicas: int = 1,
+    router: str = "round_robin",
+    disaggregation: Disaggregation | None = None,
+    max_steps: int = 5_000_000,
+) -> dict:
+    if router not in ROUTERS:
+        raise SimulationError("router", f"must be one of {', '.join(ROUTERS)}")
+    blocks = kv_blocks(setup)
+    _check_fits(setup, workload, blocks)
+    cfg = SchedulerConfig(setup.max_num_seqs, setup.max_num_batched_tokens, setup.chunked_prefill,
+                          setup.prefix_caching, setup.block_size, blocks, setup.static_batching)
+    cost = roofline_step_cost(setup.model, setup.gpu, tp=setup.tensor_parallel, weight_dtype=setup.weight_dtype,
+                              kv_dtype=setup.kv_dtype)
+    w = workload
+    transfer_area = 0.0
+    pools: dict[str, list] = {}
+    if disaggregation is None:
+        engines, _ = run_replicas(w, cfg, cost, replicas=replicas, router=router, max_steps=max_steps)
+        first_t = np.full(len(w), np.nan)
+        finish_t = np.full(len(w), np.nan)
+        for e in engines:
+            idx = np.asarray(e.pending, np.int64)
+            first_t[idx], finish_t[idx] = e.first_t[idx], e.finish_t[idx]
+        gpus = replicas * setup.tensor_parallel
+    else:
+        d = disaggregation
+        bw = d.link_bandwidth_bytes_per_s or setup.gpu.interconnect_bandwidth_bytes_per_s / 2.0
+        res = run_disaggregated(w, cfg, cost, prefill_replicas=d.prefill_replicas,
+                                decode_replicas=d.decode_replicas, router=router,
+                                kv_bytes_per_token=kv_bytes_per_token(setup), link_bandwidth_bytes_per_s=bw,
+                                link_latency_s=d.link_latency_s, max_steps=max_steps)
+        engines = res.prefill + res.decode
+        pools = {"prefill": res.prefill, "decode": res.decode}
+        first_t, finish_t = res.first_t, res.finish_t
+        transfer_area = float(res.transfer_s[w.output_tokens > 1].sum())
+        gpus = (d.prefill_replicas + d.decode_replicas) * setup.tensor_parallel
+    return _result(setup, w, slo, engines, pools, first_t, finish_t, transfer_area, gpus, blocks)
+
+
+def _result(setup, w, slo, engines, pools, first_t, finish_t, transfer_area, gpus, blocks) -> dict:
+    summary = request_summary(w.arrival_s, first_t, finish_t, w.output_tokens, slo)
+    per = [engine_stats(e) for e in engines]
+    area = sum(e.area for e in engines) + transfer_area
+    inv = invariants(per, area, summary)
+    summary.pop("_mean_e2e")
+    lookups = sum(s["lookup_tokens"] for s in per)
+    tokens_per_s = summary["throughput"]["output_tokens_per_s"]
+    usd_per_hour = gpus * setup.gpu.price_per_hour_usd
+    t0 = float(w.arrival_s.min())
+    t1 = max(t0, float(np.nanmax(finish_t)) if np.isfinite(finish_t).any() else t0)
+    result = {
+        **summary,
+        "preemptions": sum(s["preemptions"] for s in per),
+        "prefix_cache_hit_rate": sum(s["hit_tokens"] for s in per) / lookups if lookups else 0.0,
+        "steps": sum(s["steps"] for s in per),
+        "mean_batch_size": float(np.mean([s["mean_batch_size"] for s in per])),
+        "kv_cache": {"blocks_per_replica": blocks, "block_size": setup.block_size,
+                     "capacity_tokens_per_replica": blocks * setup.block_size,
+                     "bytes_per_token_per_gpu": kv_bytes_per_token(setup)},
+        "cost": {"gpus": gpus, "usd_per_hour": usd_per_hour,
+                 "usd_per_million_output_tokens": _usd_per_million(usd_per_hour, tokens_per_s)},
+        "invariants": inv,
+        "series": series(engines, t0, t1),
+        "replicas": [_replica(s, e) for s, e in zip(per, engines, strict=True)],
+    }
+    if pools:
+        result["pools"] = {name: len(es) for name, es in pools.items()}
+    return result
+
+
+def _replica(s: dict, e) -> dict:
+    span = max(e.now, 1e-12)
+    return {"requests": s["requests"], "steps": s["steps"], "preemptions": s["preemptions"],
+            "prefix_cache_hit_rate": s["prefix_cache_hit_rate"], "mean_batch_size": s["mean_batch_size"],
+            "busy_fraction": min(1.0, s["busy_s"] / span), "output_tokens": s["output_tokens"]}
+
+
+def _usd_per_million(usd_per_hour: float, tokens_per_s: float) -> float:
+    if tokens_per_s <= 0 or not math.isfinite(tokens_per_s):
+        return 1e12  # nothing served: a finite stand-in for "infinitely expensive"
+    return usd_per_hour / 3600.0 / tokens_per_s * 1e6

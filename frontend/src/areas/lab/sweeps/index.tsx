@@ -1,0 +1,209 @@
+// Sweeps: build a grid of configurations, run it on the workers, watch progress, read the Pareto frontier.
+import { useEffect, useMemo, useState } from "react";
+import { Link, Route, Routes, useNavigate, useParams } from "react-router-dom";
+import { api, ApiError, Page } from "../../../lib/api";
+import { Scatter } from "../engine/charts";
+
+interface Job {
+  id: string; status: string; progress: number; total_points: number; done_points: number; error: string; created_at: string;
+}
+interface Point { index: number; params: Record<string, unknown>; metrics: Record<string, any>; meets_slo: boolean }
+interface JobDetail extends Job {
+  results: Point[];
+  pareto: { index: number; usd_per_million_tokens: number; ttft_p99_s: number }[];
+  recommendation: null | { index: number; command: string; reason: string; params: Record<string, unknown>; replicas: number; router: string };
+}
+
+const GRID_FIELDS: { key: string; label: string; kind: "int" | "str" | "bool"; initial: string }[] = [
+  { key: "gpu", label: "GPUs", kind: "str", initial: "h100-sxm, a100-80gb" },
+  { key: "tensor_parallel", label: "Tensor parallel", kind: "int", initial: "1, 2" },
+  { key: "replicas", label: "Replicas", kind: "int", initial: "" },
+  { key: "max_num_seqs", label: "max_num_seqs", kind: "int", initial: "64, 256" },
+  { key: "max_num_batched_tokens", label: "max_num_batched_tokens", kind: "int", initial: "" },
+  { key: "chunked_prefill", label: "Chunked prefill", kind: "bool", initial: "" },
+  { key: "router", label: "Router", kind: "str", initial: "" },
+  { key: "weight_dtype", label: "Weight dtype", kind: "str", initial: "" },
+];
+
+function parseList(text: string, kind: string): unknown[] {
+  return text.split(",").map((s) => s.trim()).filter(Boolean).map((s) =>
+    kind === "int" ? Number(s) : kind === "bool" ? s === "true" : s);
+}
+
+export default function SweepsArea() {
+  return (
+    <Routes>
+      <Route index element={<SweepBuilder />} />
+      <Route path=":id" element={<SweepJobPage />} />
+    </Routes>
+  );
+}
+
+function SweepBuilder() {
+  const navigate = useNavigate();
+  const [grid, setGrid] = useState<Record<string, string>>(Object.fromEntries(GRID_FIELDS.map((f) => [f.key, f.initial])));
+  const [base, setBase] = useState({ model: "llama-3.1-8b", rate: "10", num_requests: "200", prompt: "512", output: "128", ttft: "1", tpot: "0.1" });
+  const [error, setError] = useState<ApiError | null>(null);
+  const [jobs, setJobs] = useState<Job[]>([]);
+
+  useEffect(() => {
+    api<Page<Job>>("/simulators/sweeps/").then((p) => setJobs(p.results)).catch(() => setJobs([]));
+  }, []);
+
+  const points = useMemo(() => GRID_FIELDS.reduce((n, f) => {
+    const len = parseList(grid[f.key], f.kind).length;
+    return len ? n * len : n;
+  }, 1), [grid]);
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    setError(null);
+    const g: Record<string, unknown[]> = {};
+    for (const f of GRID_FIELDS) {
+      const values = parseList(grid[f.key], f.kind);
+      if (values.length) g[f.key] = values;
+    }
+    const body = {
+      model: base.model, gpu: "h100-sxm", grid: g,
+      slo: { ttft_s: Number(base.ttft), tpot_s: Number(base.tpot) },
+      workload: { arrival_rate_per_s: Number(base.rate), num_requests: Number(base.num_requests),
+        prompt_tokens: Number(base.prompt), output_tokens: Number(base.output) },
+    };
+    try {
+      const job = await api<Job>("/simulators/sweeps/", { method: "POST", body });
+      navigate(job.id);
+    } catch (err) {
+      if (err instanceof ApiError) setError(err);
+      else throw err;
+    }
+  }
+
+  const baseField = (k: keyof typeof base, label: string) => (
+    <label className="field">{label}<input value={base[k]} onChange={(e) => setBase({ ...base, [k]: e.target.value })} /></label>
+  );
+
+  return (
+    <section>
+      <h1>Configuration sweep</h1>
+      <p className="muted">Every combination of the listed values is simulated on the background workers; the cheapest
+        configuration meeting the SLO (p99 TTFT and p99 TPOT) is recommended.</p>
+      <form onSubmit={submit} style={{ display: "grid", gridTemplateColumns: "repeat(auto-fill, minmax(14rem, 1fr))", gap: "0.6rem" }}>
+        {baseField("model", "Model")}
+        {baseField("rate", "Arrival rate (req/s)")}
+        {baseField("num_requests", "Requests per point")}
+        {baseField("prompt", "Prompt tokens")}
+        {baseField("output", "Output tokens")}
+        {baseField("ttft", "SLO: p99 TTFT (s)")}
+        {baseField("tpot", "SLO: p99 TPOT (s)")}
+        {GRID_FIELDS.map((f) => (
+          <label key={f.key} className="field">{f.label} (comma-separated)
+            <input value={grid[f.key]} onChange={(e) => setGrid({ ...grid, [f.key]: e.target.value })} />
+            {error?.fieldMessage(`grid.${f.key}`) && <span role="alert">{error.fieldMessage(`grid.${f.key}`)}</span>}
+          </label>
+        ))}
+        <p>{points.toLocaleString()} points</p>
+        <button type="submit">Run sweep</button>
+      </form>
+      {error && <p role="alert">{error.body.detail}</p>}
+      {jobs.length > 0 && (
+        <>
+          <h2>Your sweeps</h2>
+          <ul>{jobs.map((j) => <li key={j.id}><Link to={j.id}>{new Date(j.created_at).toLocaleString()}</Link> — {j.status}, {j.total_points} points</li>)}</ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+const COLUMNS: { key: string; label: string; get: (p: Point) => number | string }[] = [
+  { key: "index", label: "#", get: (p) => p.index },
+  { key: "config", label: "Configuration", get: (p) => Object.entries(p.params).map(([k, v]) => `${k}=${v}`).join(" ") },
+  { key: "ttft", label: "p99 TTFT (ms)", get: (p) => (p.metrics.feasible ? p.metrics.ttft_s.p99 * 1000 : Infinity) },
+  { key: "tpot", label: "p99 TPOT (ms)", get: (p) => (p.metrics.feasible ? p.metrics.tpot_s.p99 * 1000 : Infinity) },
+  { key: "tps", label: "tokens/s", get: (p) => (p.metrics.feasible ? p.metrics.output_tokens_per_s : 0) },
+  { key: "cost", label: "$ / M tokens", get: (p) => (p.metrics.feasible ? p.metrics.usd_per_million_tokens : Infinity) },
+  { key: "slo", label: "Meets SLO", get: (p) => (p.meets_slo ? "yes" : p.metrics.feasible ? "no" : "infeasible") },
+];
+
+function show(v: number | string): string {
+  if (typeof v === "string") return v;
+  if (!Number.isFinite(v)) return "—";
+  return v >= 100 ? v.toFixed(0) : v.toFixed(3);
+}
+
+function SweepJobPage() {
+  const { id } = useParams();
+  const [job, setJob] = useState<JobDetail | null>(null);
+  const [sort, setSort] = useState<{ key: string; asc: boolean }>({ key: "index", asc: true });
+  const [error, setError] = useState("");
+
+  useEffect(() => {
+    let stop = false;
+    let timer: number | undefined;
+    async function poll() {
+      try {
+        const data = await api<JobDetail>(`/simulators/sweeps/${id}/`);
+        if (stop) return;
+        setJob(data);
+        if (data.status === "queued" || data.status === "running") timer = window.setTimeout(poll, 1000);
+      } catch (err) {
+        if (!stop) setError(err instanceof ApiError ? err.body.detail : String(err));
+      }
+    }
+    poll();
+    return () => { stop = true; window.clearTimeout(timer); };
+  }, [id]);
+
+  if (error) return <p role="alert">{error}</p>;
+  if (!job) return <p>Loading…</p>;
+  const col = COLUMNS.find((c) => c.key === sort.key) ?? COLUMNS[0];
+  const rows = [...job.results].sort((a, b) => {
+    const x = col.get(a), y = col.get(b);
+    const c = x < y ? -1 : x > y ? 1 : 0;
+    return sort.asc ? c : -c;
+  });
+  const onFrontier = new Set(job.pareto.map((p) => p.index));
+  const feasible = job.results.filter((p) => p.metrics.feasible);
+  const active = job.status === "queued" || job.status === "running";
+
+  async function cancel() {
+    await api(`/simulators/sweeps/${id}/cancel/`, { method: "POST" });
+    setJob({ ...job!, status: "cancelled" });
+  }
+
+  return (
+    <section>
+      <p><Link to="..">← Sweeps</Link></p>
+      <h1>Sweep <span data-testid="sweep-status">{job.status}</span></h1>
+      <div className="progress" role="progressbar" aria-label="Sweep progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(job.progress * 100)}>
+        <div style={{ width: `${job.progress * 100}%`, height: "100%", background: "var(--c-tokens)" }} />
+      </div>
+      <p data-testid="sweep-progress">{job.done_points} / {job.total_points} points ({Math.round(job.progress * 100)} %)</p>
+      {active && <button type="button" onClick={cancel}>Cancel sweep</button>}
+      {job.error && <p role="alert">{job.error}</p>}
+      {job.recommendation && (
+        <div data-testid="recommendation">
+          <h2>Recommended configuration</h2>
+          <p>{job.recommendation.reason}</p>
+          <pre><code>{job.recommendation.command}</code></pre>
+        </div>
+      )}
+      {job.status === "succeeded" && !job.recommendation && <p>No configuration meets the SLO; relax it or widen the grid.</p>}
+      {feasible.length > 0 && (
+        <Scatter title="Cost vs p99 TTFT" xLabel="$ per million tokens" yLabel="p99 TTFT (s)" dots={feasible.map((p) => ({
+          x: p.metrics.usd_per_million_tokens, y: p.metrics.ttft_s.p99, key: p.index, highlight: onFrontier.has(p.index),
+          label: `#${p.index}: $${p.metrics.usd_per_million_tokens.toFixed(3)}/M, ${(p.metrics.ttft_s.p99 * 1000).toFixed(0)} ms`,
+        }))} />
+      )}
+      <table data-testid="sweep-results">
+        <thead><tr>{COLUMNS.map((c) => (
+          <th key={c.key}><button type="button" onClick={() => setSort({ key: c.key, asc: sort.key === c.key ? !sort.asc : true })}>
+            {c.label}{sort.key === c.key ? (sort.asc ? " ▲" : " ▼") : ""}</button></th>
+        ))}</tr></thead>
+        <tbody>{rows.map((p) => (
+          <tr key={p.index}>{COLUMNS.map((c) => <td key={c.key}>{show(c.get(p))}</td>)}</tr>
+        ))}</tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,115 @@
+"""Sweeps on two real Celery worker processes (real Redis, the test database)."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from apps.simulators.models import SweepJob, SweepPoint
+
+ROOT = Path(__file__).resolve().parents[2]
+URL = "/api/v1/simulators/sweeps/"
+pytestmark = [pytest.mark.celery_worker, pytest.mark.xdist_group("celery"), pytest.mark.django_db(transaction=True)]
+
+
+def database_url() -> str:
+    from django.db import connection
+
+    s = connection.settings_dict
+    if connection.vendor != "postgresql":
+        pytest.skip("real workers need a shared PostgreSQL test database")
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s.get("PASSWORD") else "")
+    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+@pytest.fixture
+def workers(settings):
+    import redis
+
+    from config.celery import app
+
+    url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+    except redis.ConnectionError:
+        pytest.fail("Redis is not answering; scripts/services.sh starts it")
+    queue = f"sweeps-{uuid.uuid4().hex[:8]}"
+    env = {**os.environ, "DATABASE_URL": database_url(), "CELERY_BROKER_URL": url, "CELERY_RESULT_BACKEND": url,
+           "CELERY_TASK_DEFAULT_QUEUE": queue, "CELERY_TASK_ALWAYS_EAGER": "false"}
+    procs = [subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q", queue, "-n", f"w{i}-{queue}@%h",
+         "--without-heartbeat", "--without-mingle", "--without-gossip", "-l", "WARNING"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(2)]
+    settings.SWEEPS_QUEUE = queue
+    settings.CELERY_BROKER_URL = url
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    old = (app.conf.broker_url, app.conf.task_always_eager)
+    app.conf.broker_url, app.conf.task_always_eager = url, False
+    yield procs
+    app.conf.broker_url, app.conf.task_always_eager = old
+    for p in procs:  # the queue is private to this test: unfinished chunks can be dropped
+        if p.poll() is None:
+            p.kill()
+        p.wait(timeout=10)
+
+
+def body(num_requests: int, seqs: list[int]) -> dict:
+    return {"model": "llama-3.1-8b", "gpu": "h100-sxm",
+            "workload": {"num_requests": num_requests, "arrival_rate_per_s": 20, "prompt_tokens": 400,
+                         "output_tokens": 60},
+            "slo": {"ttft_s": 1.0, "tpot_s": 0.1},
+            "grid": {"max_num_seqs": seqs, "tensor_parallel": [1, 2]}}
+
+
+def wait_for(client, job_id, done, timeout=40.0) -> dict:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        data = client.get(f"{URL}{job_id}/").json()
+        if done(data):
+            return data
+        time.sleep(0.2)
+    raise AssertionError(f"sweep {job_id} still {data['status']} after {timeout} s")
+
+
+def assert_points_unique(job_id) -> int:
+    indices = list(SweepPoint.objects.filter(job_id=job_id).values_list("index", flat=True))
+    assert len(indices) == len(set(indices))
+    return len(indices)
+
+
+def test_sweep_completes_on_two_workers_with_each_point_once(learner_client, workers):
+    r = learner_client.post(URL, body(40, [4, 8, 16, 32, 64, 128]), format="json")
+    assert r.status_code == 202
+    data = wait_for(learner_client, r.json()["id"], lambda d: d["status"] not in ("queued", "running"))
+    assert data["status"] == "succeeded", data["error"]
+    assert assert_points_unique(data["id"]) == data["total_points"] == 12 == data["done_points"]
+    assert data["recommendation"] and data["pareto"]
+
+
+def test_cancel_stops_the_remaining_chunks(learner_client, workers):
+    r = learner_client.post(URL, body(200, list(range(2, 32))), format="json")
+    job_id = r.json()["id"]
+    wait_for(learner_client, job_id, lambda d: d["done_points"] > 0)
+    assert learner_client.post(f"{URL}{job_id}/cancel/").json()["status"] == "cancelled"
+    time.sleep(2.0)
+    stored = assert_points_unique(job_id)
+    time.sleep(1.5)
+    assert assert_points_unique(job_id) == stored < 60
+    assert SweepJob.objects.get(id=job_id).status == "cancelled"
+
+
+def test_killed_worker_ends_in_a_final_state(learner_client, workers, settings):
+    r = learner_client.post(URL, body(150, list(range(2, 14))), format="json")
+    job_id = r.json()["id"]
+    wait_for(learner_client, job_id, lambda d: d["done_points"] > 0)
+    workers[0].send_signal(signal.SIGKILL)
+    workers[0].wait(timeout=10)
+    settings.SWEEP_WATCHDOG_TIMEOUT_S = 3
+    data = wait_for(learner_client, job_id, lambda d: d["status"] not in ("queued", "running"), timeout=45)
+    assert data["status"] in ("succeeded", "failed")
+    assert assert_points_unique(job_id) == data["done_points"]
