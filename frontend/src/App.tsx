@@ -1,12 +1,14 @@
+import { lazy, Suspense } from "react";
 import { Link, NavLink, Route, Routes } from "react-router-dom";
 import { useAuth } from "./lib/auth";
 import { useSettings } from "./lib/settings";
 import SearchPalette from "./components/SearchPalette";
-import LearnArea from "./areas/learn";
-import GlossaryArea from "./areas/glossary";
-import PracticeArea from "./areas/practice";
-import FlashcardsArea from "./areas/flashcards";
-import LabArea from "./areas/lab";
+// Each area is its own chunk, loaded when first visited.
+const LearnArea = lazy(() => import("./areas/learn"));
+const GlossaryArea = lazy(() => import("./areas/glossary"));
+const PracticeArea = lazy(() => import("./areas/practice"));
+const FlashcardsArea = lazy(() => import("./areas/flashcards"));
+const LabArea = lazy(() => import("./areas/lab"));
 import { AccountPage, LoginPage, SignupPage } from "./areas/account";
 import Home from "./Home";
 
@@ -50,6 +52,7 @@ export default function App() {
         <ThemeSwitch />
       </header>
       <main id="main">
+        <Suspense fallback={<p className="muted">Loading…</p>}>
         <Routes>
           <Route path="/" element={<Home />} />
           <Route path="/learn/*" element={<LearnArea />} />
@@ -62,6 +65,7 @@ export default function App() {
           <Route path="/account" element={<AccountPage />} />
           <Route path="*" element={<p>Page not found. <Link to="/">Home</Link></p>} />
         </Routes>
+        </Suspense>
       </main>
     </div>
   );
