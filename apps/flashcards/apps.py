@@ -3,3 +3,8 @@ from django.apps import AppConfig
 
 class FlashcardsConfig(AppConfig):
     name = "apps.flashcards"
+
+    def ready(self) -> None:
+        from apps.flashcards import signals
+
+        signals.connect()

@@ -1,1 +1,23 @@
-urlpatterns = []
+from django.urls import path
+
+from apps.flashcards import views
+
+urlpatterns = [
+    path("flashcards/decks/", views.DeckListApi.as_view(), name="flashcards-decks"),
+    path("flashcards/decks/<slug:slug>/add/", views.DeckAddApi.as_view(), name="flashcards-deck-add"),
+    path("flashcards/due/", views.DueApi.as_view(), name="flashcards-due"),
+    path("flashcards/stats/", views.StatsApi.as_view(), name="flashcards-stats"),
+    path("flashcards/export/", views.ExportApi.as_view(), name="flashcards-export"),
+    path("flashcards/import/", views.ImportApi.as_view(), name="flashcards-import"),
+    path("flashcards/optimize/", views.OptimizeApi.as_view(), name="flashcards-optimize"),
+    path("flashcards/optimize/<uuid:job_id>/", views.OptimizeJobApi.as_view(), name="flashcards-optimize-job"),
+    path("flashcards/optimize/<uuid:job_id>/apply/", views.OptimizeDecideApi.as_view(), name="flashcards-optimize-apply"),
+    path("flashcards/optimize/<uuid:job_id>/discard/", views.OptimizeDiscardApi.as_view(),
+         name="flashcards-optimize-discard"),
+    path("flashcards/<int:card_id>/review/", views.CardReviewApi.as_view(), name="flashcards-review"),
+    path("flashcards/<int:card_id>/undo/", views.CardUndoApi.as_view(), name="flashcards-undo"),
+    path("flashcards/<int:card_id>/suspend/", views.CardSuspendApi.as_view(), name="flashcards-suspend"),
+    path("flashcards/<int:card_id>/unsuspend/", views.CardUnsuspendApi.as_view(), name="flashcards-unsuspend"),
+    path("flashcards/<int:card_id>/bury/", views.CardBuryApi.as_view(), name="flashcards-bury"),
+    path("srs/settings/", views.SrsSettingsApi.as_view(), name="srs-settings"),
+]

@@ -1,3 +1,266 @@
+import { useCallback, useEffect, useState } from "react";
+import { Link, NavLink, Route, Routes, useSearchParams } from "react-router-dom";
+import { api, ApiError } from "../../lib/api";
+import { useAuth } from "../../lib/auth";
+import { ForecastChart, Heatmap, RetentionChart, type DayCount, type Retention } from "./charts";
+
+interface Deck { slug: string; title: string; kind: string; total: number; in_collection: number; new: number; learning: number; review_due: number }
+interface DueCard {
+  card_id: number; front: string; back: string; front_html: string; back_html: string; state: number; state_name: string;
+  source_changed: boolean; leech: boolean; intervals: Record<string, number>;
+}
+interface DueQueue { counts: { learning: number; review: number; new: number }; done_today: number; next_learning_due: string | null; cards: DueCard[] }
+interface Stats {
+  reviews_per_day: DayCount[]; streak: number; true_retention: Record<string, Retention>; forecast: DayCount[];
+  card_counts: Record<string, number>; average_retrievability: number | null;
+}
+interface SrsSettings {
+  desired_retention: number; new_cards_per_day: number; max_reviews_per_day: number; learning_steps: number[];
+  relearning_steps: number[]; maximum_interval_days: number; day_rollover_hour: number; time_zone: string; fuzzing: boolean;
+  leech_threshold: number; parameters: number[];
+}
+
+const RATINGS = [
+  { value: 1, label: "Again" }, { value: 2, label: "Hard" }, { value: 3, label: "Good" }, { value: 4, label: "Easy" },
+];
+
+export function formatInterval(seconds: number): string {
+  if (seconds < 3600) return `${Math.max(1, Math.round(seconds / 60))}m`;
+  if (seconds < 86400) return `${Math.round(seconds / 3600)}h`;
+  const days = Math.round(seconds / 86400);
+  if (days < 30) return `${days}d`;
+  if (days < 365) return `${(days / 30).toFixed(1)}mo`;
+  return `${(days / 365).toFixed(1)}y`;
+}
+
+function newId(): string {
+  if (typeof crypto !== "undefined" && "randomUUID" in crypto) return crypto.randomUUID();
+  return "10000000-1000-4000-8000-100000000000".replace(/[018]/g, (c) =>
+    (Number(c) ^ (Math.random() * 16) >> (Number(c) / 4)).toString(16));
+}
+
+function DeckList() {
+  const [decks, setDecks] = useState<Deck[] | null>(null);
+  const [message, setMessage] = useState("");
+  const load = useCallback(() => { api<Deck[]>("/flashcards/decks/").then(setDecks).catch((e: Error) => setMessage(e.message)); }, []);
+  useEffect(load, [load]);
+  const add = async (deck: Deck) => {
+    const result = await api<{ added: number }>(`/flashcards/decks/${deck.slug}/add/`, { method: "POST" });
+    setMessage(`Added ${result.added} card${result.added === 1 ? "" : "s"} from “${deck.title}”.`);
+    load();
+  };
+  if (!decks) return <p>{message || "Loading decks…"}</p>;
+  return (
+    <section>
+      <h2>Decks</h2>
+      {message && <p role="status">{message}</p>}
+      <table data-testid="deck-table">
+        <thead><tr><th>Deck</th><th>New</th><th>Learning</th><th>Due</th><th>In collection</th><th /></tr></thead>
+        <tbody>
+          {decks.map((deck) => (
+            <tr key={deck.slug} data-testid={`deck-${deck.slug}`}>
+              <td>{deck.in_collection ? <Link to={`/flashcards/review?deck=${deck.slug}`}>{deck.title}</Link> : deck.title}</td>
+              <td>{deck.new}</td><td>{deck.learning}</td><td>{deck.review_due}</td>
+              <td>{deck.in_collection} / {deck.total}</td>
+              <td>
+                <button type="button" onClick={() => void add(deck)} disabled={deck.in_collection >= deck.total}
+                  aria-label={`Add ${deck.title}`}>Add</button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p><Link to="/flashcards/review" className="button-link">Review all due cards</Link></p>
+    </section>
+  );
+}
+
+function Review() {
+  const [params] = useSearchParams();
+  const deck = params.get("deck") ?? "";
+  const [queue, setQueue] = useState<DueQueue | null>(null);
+  const [revealed, setRevealed] = useState(false);
+  const [reviewed, setReviewed] = useState(0);
+  const [history, setHistory] = useState<number[]>([]);
+  const [error, setError] = useState("");
+  const [forecast, setForecast] = useState<DayCount[] | null>(null);
+
+  const load = useCallback(async () => {
+    const query = new URLSearchParams({ limit: "20" });
+    if (deck) query.set("deck", deck);
+    const next = await api<DueQueue>(`/flashcards/due/?${query}`);
+    setQueue(next);
+    setRevealed(false);
+    if (next.cards.length === 0) setForecast((await api<Stats>("/flashcards/stats/")).forecast);
+  }, [deck]);
+  useEffect(() => { void load().catch((e: Error) => setError(e.message)); }, [load]);
+
+  const card = queue?.cards[0];
+  const rate = useCallback(async (rating: number) => {
+    if (!card) return;
+    try {
+      await api(`/flashcards/${card.card_id}/review/`, { method: "POST", body: { rating, review_id: newId() } });
+      setHistory((h) => [...h, card.card_id]);
+      setReviewed((n) => n + 1);
+      await load();
+    } catch (e) { setError(e instanceof ApiError ? e.message : String(e)); }
+  }, [card, load]);
+  const undo = useCallback(async () => {
+    const last = history[history.length - 1];
+    if (last === undefined) return;
+    await api(`/flashcards/${last}/undo/`, { method: "POST" });
+    setHistory((h) => h.slice(0, -1));
+    setReviewed((n) => Math.max(0, n - 1));
+    await load();
+  }, [history, load]);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement;
+      if (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName)) return;
+      if (event.key === " " && card && !revealed) { event.preventDefault(); setRevealed(true); }
+      else if (revealed && ["1", "2", "3", "4"].includes(event.key)) { event.preventDefault(); void rate(Number(event.key)); }
+      else if (event.key === "z") { event.preventDefault(); void undo(); }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [card, revealed, rate, undo]);
+
+  if (error) return <p role="alert" className="error">{error}</p>;
+  if (!queue) return <p>Loading…</p>;
+  const left = queue.counts.learning + queue.counts.review + queue.counts.new;
+  const total = reviewed + left;
+  return (
+    <section className="review" aria-live="polite">
+      <div className="muted" data-testid="queue-progress">
+        Reviewed {reviewed} · left today: {queue.counts.new} new, {queue.counts.learning} learning, {queue.counts.review} due
+      </div>
+      <div className="progress" aria-hidden="true"><span style={{ width: `${total ? (100 * reviewed) / total : 100}%` }} /></div>
+      {card ? (
+        <article className="flashcard" data-testid="flashcard">
+          {card.source_changed && <span className="badge">updated</span>}
+          {card.leech && <span className="badge">leech</span>}
+          <div className="front" data-testid="card-front" dangerouslySetInnerHTML={{ __html: card.front_html || card.front }} />
+          {revealed ? (
+            <>
+              <hr />
+              <div className="back" data-testid="card-back" dangerouslySetInnerHTML={{ __html: card.back_html || card.back }} />
+              <div className="rating-buttons">
+                {RATINGS.map((r) => (
+                  <button key={r.value} type="button" onClick={() => void rate(r.value)}>
+                    <kbd>{r.value}</kbd> {r.label} <span className="muted">{formatInterval(card.intervals[String(r.value)])}</span>
+                  </button>
+                ))}
+              </div>
+            </>
+          ) : (
+            <button type="button" className="primary" onClick={() => setRevealed(true)}>Show answer <kbd>Space</kbd></button>
+          )}
+        </article>
+      ) : (
+        <div data-testid="done-for-today">
+          <h2>Done for today</h2>
+          {queue.next_learning_due && <p>More learning cards at {new Date(queue.next_learning_due).toLocaleTimeString()}.</p>}
+          {forecast && <><h3>Coming up</h3><ForecastChart data={forecast} /></>}
+        </div>
+      )}
+      <p className="muted">Keys: Space reveal · 1–4 rate · z undo{history.length ? "" : " (nothing to undo)"}</p>
+    </section>
+  );
+}
+
+function StatsPage() {
+  const [stats, setStats] = useState<Stats | null>(null);
+  useEffect(() => { void api<Stats>("/flashcards/stats/").then(setStats); }, []);
+  if (!stats) return <p>Loading…</p>;
+  const total = stats.reviews_per_day.reduce((sum, d) => sum + d.count, 0);
+  return (
+    <section>
+      <h2>Statistics</h2>
+      <p data-testid="stats-summary">
+        {total} reviews in the last year · streak {stats.streak} day{stats.streak === 1 ? "" : "s"} · average recall now{" "}
+        {stats.average_retrievability === null ? "—" : `${Math.round(stats.average_retrievability * 100)}%`}
+      </p>
+      <p>Cards: {Object.entries(stats.card_counts).map(([k, v]) => `${k.replace("_", " ")} ${v}`).join(" · ")}</p>
+      <h3>Reviews per day</h3>
+      <Heatmap data={stats.reviews_per_day} />
+      <h3>Due in the next 30 days</h3>
+      <ForecastChart data={stats.forecast} />
+      <h3>True retention</h3>
+      <RetentionChart data={stats.true_retention} />
+    </section>
+  );
+}
+
+function SettingsPage() {
+  const [form, setForm] = useState<SrsSettings | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [saved, setSaved] = useState(false);
+  useEffect(() => { void api<SrsSettings>("/srs/settings/").then(setForm); }, []);
+  if (!form) return <p>Loading…</p>;
+  const set = (patch: Partial<SrsSettings>) => { setForm({ ...form, ...patch }); setSaved(false); };
+  const steps = (text: string) => text.split(/[\s,]+/).filter(Boolean).map(Number);
+  const save = async (event: React.FormEvent) => {
+    event.preventDefault();
+    try {
+      const { parameters: _ignored, ...body } = form;
+      setForm(await api<SrsSettings>("/srs/settings/", { method: "PATCH", body }));
+      setError(null);
+      setSaved(true);
+    } catch (e) { if (e instanceof ApiError) setError(e); }
+  };
+  const field = (name: keyof SrsSettings, label: string, input: React.ReactNode) => (
+    <div className="field">
+      <label htmlFor={`srs-${name}`}>{label}</label>
+      {input}
+      {error?.fieldMessage(name) && <span className="field-error" role="alert">{error.fieldMessage(name)}</span>}
+    </div>
+  );
+  const num = (name: keyof SrsSettings, step = "1") => (
+    <input id={`srs-${name}`} type="number" step={step} value={form[name] as number}
+      onChange={(e) => set({ [name]: Number(e.target.value) } as Partial<SrsSettings>)} />
+  );
+  return (
+    <form className="auth-form" onSubmit={(e) => void save(e)}>
+      <h2>Review settings</h2>
+      {field("desired_retention", "Desired retention (0.70–0.99)", num("desired_retention", "0.01"))}
+      {field("new_cards_per_day", "New cards per day", num("new_cards_per_day"))}
+      {field("max_reviews_per_day", "Maximum reviews per day", num("max_reviews_per_day"))}
+      {field("learning_steps", "Learning steps (minutes)", <input id="srs-learning_steps" value={form.learning_steps.join(" ")}
+        onChange={(e) => set({ learning_steps: steps(e.target.value) })} />)}
+      {field("relearning_steps", "Relearning steps (minutes)", <input id="srs-relearning_steps" value={form.relearning_steps.join(" ")}
+        onChange={(e) => set({ relearning_steps: steps(e.target.value) })} />)}
+      {field("maximum_interval_days", "Maximum interval (days)", num("maximum_interval_days"))}
+      {field("day_rollover_hour", "Next day starts at (hour)", num("day_rollover_hour"))}
+      {field("time_zone", "Time zone", <input id="srs-time_zone" value={form.time_zone} onChange={(e) => set({ time_zone: e.target.value })} />)}
+      {field("leech_threshold", "Leech after lapses", num("leech_threshold"))}
+      <label><input type="checkbox" checked={form.fuzzing} onChange={(e) => set({ fuzzing: e.target.checked })} /> Fuzz intervals</label>
+      <p className="muted">FSRS parameters: {form.parameters.length ? "optimized for you" : "defaults"}.</p>
+      <button type="submit" className="primary">Save</button>
+      {saved && <p role="status">Saved.</p>}
+      <p><a href="/api/v1/flashcards/export/?format=json">Export JSON</a> · <a href="/api/v1/flashcards/export/?format=csv">CSV (zip)</a> ·{" "}
+        <a href="/api/v1/flashcards/export/?format=apkg">Anki deck</a></p>
+    </form>
+  );
+}
+
 export default function FlashcardsArea() {
-  return <section><h1>Flashcards</h1><p>Coming soon.</p></section>;
+  const { user, loading } = useAuth();
+  if (loading) return <p>Loading…</p>;
+  if (!user) return <section><h1>Flashcards</h1><p><Link to="/login">Sign in</Link> to review flashcards.</p></section>;
+  return (
+    <section>
+      <h1>Flashcards</h1>
+      <nav aria-label="Flashcards" className="subnav">
+        <NavLink to="/flashcards" end>Decks</NavLink> · <NavLink to="/flashcards/review">Review</NavLink> ·{" "}
+        <NavLink to="/flashcards/stats">Stats</NavLink> · <NavLink to="/flashcards/settings">Settings</NavLink>
+      </nav>
+      <Routes>
+        <Route index element={<DeckList />} />
+        <Route path="review" element={<Review />} />
+        <Route path="stats" element={<StatsPage />} />
+        <Route path="settings" element={<SettingsPage />} />
+      </Routes>
+    </section>
+  );
 }

@@ -1,0 +1,155 @@
+"""Flashcards: shared cards derived from content, decks, and each learner's FSRS state and review log."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class SourceType(models.TextChoices):
+    QUESTION = "question", "Question"
+    TERM = "term", "Glossary term"
+    NUMBER = "number", "Number to memorize"
+
+
+class CardState(models.IntegerChoices):
+    """fsrs.State plus NEW (never reviewed); py-fsrs has no separate New state."""
+
+    NEW = 0, "New"
+    LEARNING = 1, "Learning"
+    REVIEW = 2, "Review"
+    RELEARNING = 3, "Relearning"
+
+
+class DeckKind(models.TextChoices):
+    ALL = "all", "All cards"
+    PART = "part", "Curriculum part"
+    TOPIC = "topic", "Question topic"
+
+
+class Deck(models.Model):
+    slug = models.SlugField(max_length=120, unique=True)
+    title = models.CharField(max_length=200)
+    kind = models.CharField(max_length=10, choices=DeckKind.choices)
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["order", "slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Card(models.Model):
+    """One card per source object; kept (retired) when the source goes away so review history survives."""
+
+    source_type = models.CharField(max_length=10, choices=SourceType.choices)
+    source_id = models.PositiveBigIntegerField()
+    front = models.TextField()
+    back = models.TextField()
+    front_html = models.TextField(blank=True)
+    back_html = models.TextField(blank=True)
+    content_hash = models.CharField(max_length=64)
+    source_version = models.PositiveIntegerField(default=1, help_text="Question.key_version last seen")
+    retired = models.BooleanField(default=False)
+    decks = models.ManyToManyField(Deck, related_name="cards", blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["source_type", "source_id"], name="one_card_per_source")]
+
+    def __str__(self) -> str:
+        return f"{self.source_type}:{self.source_id}"
+
+
+class UserCard(models.Model):
+    """A card in one learner's collection with its FSRS scheduling state in plain columns."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="flashcards")
+    card = models.ForeignKey(Card, on_delete=models.CASCADE, related_name="user_cards")
+    state = models.PositiveSmallIntegerField(choices=CardState.choices, default=CardState.NEW)
+    step = models.PositiveSmallIntegerField(null=True, blank=True, default=0)
+    stability = models.FloatField(null=True, blank=True)
+    difficulty = models.FloatField(null=True, blank=True)
+    due = models.DateTimeField()
+    last_review = models.DateTimeField(null=True, blank=True)
+    reps = models.PositiveIntegerField(default=0)
+    lapses = models.PositiveIntegerField(default=0)
+    suspended = models.BooleanField(default=False)
+    leech = models.BooleanField(default=False)
+    buried_until = models.DateTimeField(null=True, blank=True)
+    source_changed = models.BooleanField(default=False)
+    added_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "card"], name="card_once_per_collection")]
+        indexes = [
+            models.Index(fields=["user", "suspended", "due"], name="usercard_due_queue"),
+            models.Index(fields=["user", "state", "due"], name="usercard_state_due"),  # each queue section
+        ]
+
+
+class ReviewLog(models.Model):
+    """Append-only review history; only undo removes a row. ``before`` is the full pre-review UserCard state."""
+
+    review_id = models.UUIDField(unique=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_logs")
+    user_card = models.ForeignKey(UserCard, on_delete=models.CASCADE, related_name="reviews")
+    rating = models.PositiveSmallIntegerField()
+    reviewed_at = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    state_before = models.PositiveSmallIntegerField(choices=CardState.choices)
+    state_after = models.PositiveSmallIntegerField(choices=CardState.choices)
+    before = models.JSONField()
+    after = models.JSONField(help_text="The answer the review endpoint gave; a replay returns it")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["user", "reviewed_at"], name="reviewlog_user_time"),
+            models.Index(fields=["user_card", "reviewed_at"], name="reviewlog_card_time"),
+        ]
+
+
+def default_steps_learning() -> list[int]:
+    return [1, 10]
+
+
+def default_steps_relearning() -> list[int]:
+    return [10]
+
+
+class SrsSettings(models.Model):
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="srs_settings")
+    desired_retention = models.FloatField(default=0.9)
+    new_cards_per_day = models.PositiveIntegerField(default=20)
+    max_reviews_per_day = models.PositiveIntegerField(default=200)
+    learning_steps = models.JSONField(default=default_steps_learning, help_text="Minutes")
+    relearning_steps = models.JSONField(default=default_steps_relearning, help_text="Minutes")
+    maximum_interval_days = models.PositiveIntegerField(default=36500)
+    day_rollover_hour = models.PositiveSmallIntegerField(default=4)
+    time_zone = models.CharField(max_length=64, default="UTC")
+    fuzzing = models.BooleanField(default=True)
+    leech_threshold = models.PositiveSmallIntegerField(default=8)
+    parameters = models.JSONField(default=list, blank=True, help_text="21 FSRS-6 weights; empty = defaults")
+
+
+class JobStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+    APPLIED = "applied", "Applied"
+    DISCARDED = "discarded", "Discarded"
+
+
+class OptimizationJob(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="fsrs_jobs")
+    status = models.CharField(max_length=10, choices=JobStatus.choices, default=JobStatus.QUEUED)
+    review_count = models.PositiveIntegerField(default=0)
+    parameters = models.JSONField(default=list, blank=True)
+    metrics = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)

@@ -1,0 +1,220 @@
+"""Input validation (every field named on error) and output shapes for the schema."""
+
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from rest_framework import serializers
+
+from apps.flashcards.models import CardState, SourceType, SrsSettings
+from apps.flashcards.transfer import FORMAT_NAME, FORMAT_VERSION
+
+MAX_STEP_MINUTES = 1440 * 7
+STATE_VALUES = [state.value for state in CardState]
+
+
+# --- inputs -------------------------------------------------------------------------------------------------
+
+
+class ReviewInputSerializer(serializers.Serializer):
+    rating = serializers.IntegerField(min_value=1, max_value=4, help_text="1 Again, 2 Hard, 3 Good, 4 Easy")
+    review_id = serializers.UUIDField(help_text="Chosen by the client; a replay returns the stored answer")
+    duration_ms = serializers.IntegerField(min_value=0, max_value=86_400_000, required=False, allow_null=True)
+
+
+class DueQuerySerializer(serializers.Serializer):
+    deck = serializers.SlugField(required=False, allow_blank=True, max_length=120)
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=20)
+
+
+class ExportQuerySerializer(serializers.Serializer):
+    format = serializers.ChoiceField(choices=["json", "csv", "apkg"], required=False, default="json")
+
+
+def _validate_steps(value: list[int]) -> list[int]:
+    return [int(step) for step in value]
+
+
+class SrsSettingsSerializer(serializers.ModelSerializer):
+    desired_retention = serializers.FloatField(min_value=0.70, max_value=0.99)
+    new_cards_per_day = serializers.IntegerField(min_value=0, max_value=9999)
+    max_reviews_per_day = serializers.IntegerField(min_value=0, max_value=99999)
+    learning_steps = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=MAX_STEP_MINUTES), max_length=10,
+        help_text="Minutes, 0-10 steps",
+    )
+    relearning_steps = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=MAX_STEP_MINUTES), max_length=10,
+        help_text="Minutes, 0-10 steps",
+    )
+    maximum_interval_days = serializers.IntegerField(min_value=1, max_value=36500)
+    day_rollover_hour = serializers.IntegerField(min_value=0, max_value=23)
+    time_zone = serializers.CharField(max_length=64, help_text="IANA name, e.g. Europe/Berlin")
+    fuzzing = serializers.BooleanField()
+    leech_threshold = serializers.IntegerField(min_value=1, max_value=99)
+    parameters = serializers.ListField(child=serializers.FloatField(), read_only=True,
+                                       help_text="FSRS-6 weights in use (empty: defaults)")
+
+    class Meta:
+        model = SrsSettings
+        fields = ["desired_retention", "new_cards_per_day", "max_reviews_per_day", "learning_steps",
+                  "relearning_steps", "maximum_interval_days", "day_rollover_hour", "time_zone", "fuzzing",
+                  "leech_threshold", "parameters"]
+
+    def validate_time_zone(self, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            raise serializers.ValidationError(f"'{value}' is not an IANA time zone name.")
+        return value
+
+
+class SnapshotSerializer(serializers.Serializer):
+    state = serializers.ChoiceField(choices=STATE_VALUES)
+    step = serializers.IntegerField(min_value=0, max_value=100, allow_null=True)
+    stability = serializers.FloatField(min_value=0.001, max_value=1e6, allow_null=True)
+    difficulty = serializers.FloatField(min_value=1, max_value=10, allow_null=True)
+    due = serializers.DateTimeField()
+    last_review = serializers.DateTimeField(allow_null=True)
+    reps = serializers.IntegerField(min_value=0, max_value=10**7)
+    lapses = serializers.IntegerField(min_value=0, max_value=10**7)
+    suspended = serializers.BooleanField()
+    leech = serializers.BooleanField()
+    buried_until = serializers.DateTimeField(allow_null=True)
+    source_changed = serializers.BooleanField()
+
+
+class ImportReviewSerializer(serializers.Serializer):
+    review_id = serializers.UUIDField()
+    rating = serializers.IntegerField(min_value=1, max_value=4)
+    reviewed_at = serializers.DateTimeField()
+    duration_ms = serializers.IntegerField(min_value=0, max_value=86_400_000, allow_null=True)
+    state_before = serializers.ChoiceField(choices=STATE_VALUES)
+    state_after = serializers.ChoiceField(choices=STATE_VALUES)
+    before = SnapshotSerializer()
+    after = serializers.DictField()
+
+
+class ImportCardSerializer(SnapshotSerializer):
+    source_type = serializers.ChoiceField(choices=SourceType.choices)
+    source_id = serializers.IntegerField(min_value=1)
+    added_at = serializers.DateTimeField()
+    reviews = serializers.ListField(child=ImportReviewSerializer(), max_length=10_000)
+
+
+class ImportSerializer(serializers.Serializer):
+    format = serializers.ChoiceField(choices=[FORMAT_NAME])
+    version = serializers.ChoiceField(choices=[FORMAT_VERSION])
+    cards = serializers.ListField(child=ImportCardSerializer(), max_length=20_000)
+
+
+# --- outputs (documentation of the hand-built answers) --------------------------------------------------------
+
+
+class CardStateSerializer(serializers.Serializer):
+    card_id = serializers.IntegerField()
+    state = serializers.IntegerField(help_text="0 new, 1 learning, 2 review, 3 relearning")
+    state_name = serializers.CharField()
+    step = serializers.IntegerField(allow_null=True)
+    stability = serializers.FloatField(allow_null=True)
+    difficulty = serializers.FloatField(allow_null=True)
+    due = serializers.DateTimeField()
+    last_review = serializers.DateTimeField(allow_null=True)
+    reps = serializers.IntegerField()
+    lapses = serializers.IntegerField()
+    suspended = serializers.BooleanField()
+    leech = serializers.BooleanField()
+    buried_until = serializers.DateTimeField(allow_null=True)
+    source_changed = serializers.BooleanField()
+
+
+class ReviewOutputSerializer(CardStateSerializer):
+    review_id = serializers.UUIDField()
+
+
+class UndoOutputSerializer(CardStateSerializer):
+    undone_review_id = serializers.UUIDField()
+
+
+class DueCardSerializer(serializers.Serializer):
+    card_id = serializers.IntegerField()
+    source_type = serializers.CharField()
+    source_id = serializers.IntegerField()
+    front = serializers.CharField()
+    back = serializers.CharField()
+    front_html = serializers.CharField()
+    back_html = serializers.CharField()
+    state = serializers.IntegerField()
+    state_name = serializers.CharField()
+    due = serializers.DateTimeField()
+    reps = serializers.IntegerField()
+    lapses = serializers.IntegerField()
+    leech = serializers.BooleanField()
+    source_changed = serializers.BooleanField()
+    intervals = serializers.DictField(child=serializers.IntegerField(),
+                                      help_text="Seconds until due for ratings '1'..'4'")
+
+
+class DueCountsSerializer(serializers.Serializer):
+    learning = serializers.IntegerField()
+    review = serializers.IntegerField()
+    new = serializers.IntegerField()
+
+
+class DueQueueSerializer(serializers.Serializer):
+    now = serializers.DateTimeField()
+    day_ends_at = serializers.DateTimeField()
+    counts = DueCountsSerializer()
+    done_today = serializers.IntegerField()
+    next_learning_due = serializers.DateTimeField(allow_null=True)
+    cards = DueCardSerializer(many=True)
+
+
+class FlashcardDeckSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    kind = serializers.CharField()
+    total = serializers.IntegerField()
+    in_collection = serializers.IntegerField()
+    new = serializers.IntegerField()
+    learning = serializers.IntegerField()
+    review_due = serializers.IntegerField()
+
+
+class DeckAddOutputSerializer(serializers.Serializer):
+    added = serializers.IntegerField()
+
+
+class FlashcardDayCountSerializer(serializers.Serializer):
+    date = serializers.DateField()
+    count = serializers.IntegerField()
+
+
+class TrueRetentionSerializer(serializers.Serializer):
+    reviews = serializers.IntegerField()
+    passed = serializers.IntegerField()
+    retention = serializers.FloatField(allow_null=True)
+
+
+class FlashcardStatsSerializer(serializers.Serializer):
+    today = serializers.DateField()
+    reviews_per_day = FlashcardDayCountSerializer(many=True)
+    streak = serializers.IntegerField()
+    true_retention = serializers.DictField(child=TrueRetentionSerializer())
+    forecast = FlashcardDayCountSerializer(many=True)
+    card_counts = serializers.DictField(child=serializers.IntegerField())
+    average_retrievability = serializers.FloatField(allow_null=True)
+
+
+class OptimizationJobSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    status = serializers.CharField()
+    review_count = serializers.IntegerField()
+    parameters = serializers.ListField(child=serializers.FloatField())
+    metrics = serializers.DictField()
+    error = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class ImportOutputSerializer(serializers.Serializer):
+    cards = serializers.IntegerField()
+    reviews = serializers.IntegerField()

@@ -1,0 +1,205 @@
+"""Writes on a learner's collection: settings, adding decks, reviewing, undo, suspend and bury.
+
+Reviews are serialized per card with ``select_for_update`` on the UserCard row and made idempotent by the unique
+``ReviewLog.review_id``: a replay (even a concurrent one) returns the stored answer and changes nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.shortcuts import get_object_or_404
+from django.utils.dateparse import parse_datetime
+from rest_framework import exceptions, status
+
+from apps.flashcards import scheduling
+from apps.flashcards.models import CardState, Deck, ReviewLog, SrsSettings, UserCard
+
+SNAPSHOT_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses", "suspended",
+                   "leech", "buried_until", "source_changed")
+DATETIME_FIELDS = {"due", "last_review", "buried_until"}
+
+
+class Conflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The request conflicts with the current state."
+    default_code = "conflict"
+
+
+def iso(moment: datetime | None) -> str | None:
+    if moment is None:
+        return None
+    return scheduling.as_utc(moment).isoformat().replace("+00:00", "Z")
+
+
+# --- settings -----------------------------------------------------------------------------------------------
+
+
+def settings_get(*, user) -> SrsSettings:
+    found = SrsSettings.objects.filter(user=user).first()
+    return found or SrsSettings.objects.get_or_create(user=user)[0]
+
+
+def settings_update(*, user, **changes) -> SrsSettings:
+    srs = settings_get(user=user)
+    for name, value in changes.items():
+        setattr(srs, name, value)
+    srs.save()
+    return srs
+
+
+def scheduler_config(srs: SrsSettings) -> scheduling.SchedulerConfig:
+    return scheduling.SchedulerConfig(
+        desired_retention=srs.desired_retention, learning_steps_min=tuple(srs.learning_steps),
+        relearning_steps_min=tuple(srs.relearning_steps), maximum_interval_days=srs.maximum_interval_days,
+        fuzzing=srs.fuzzing, parameters=tuple(srs.parameters or ()),
+    )
+
+
+def day_clock(srs: SrsSettings) -> scheduling.DayClock:
+    return scheduling.DayClock(time_zone=srs.time_zone, rollover_hour=srs.day_rollover_hour)
+
+
+# --- snapshots ----------------------------------------------------------------------------------------------
+
+
+def memory_of(user_card: UserCard) -> scheduling.Memory:
+    return scheduling.Memory(state=user_card.state, step=user_card.step, stability=user_card.stability,
+                             difficulty=user_card.difficulty, due=user_card.due, last_review=user_card.last_review)
+
+
+def snapshot(user_card: UserCard) -> dict:
+    """Every scheduling column, JSON-safe; floats round-trip exactly through JSON."""
+    return {name: iso(getattr(user_card, name)) if name in DATETIME_FIELDS else getattr(user_card, name)
+            for name in SNAPSHOT_FIELDS}
+
+
+def restore(user_card: UserCard, data: dict) -> None:
+    for name in SNAPSHOT_FIELDS:
+        value = data.get(name)
+        setattr(user_card, name, parse_datetime(value) if name in DATETIME_FIELDS and value else value)
+
+
+def card_state_body(user_card: UserCard) -> dict:
+    body = {"card_id": user_card.card_id, **snapshot(user_card)}
+    body["state_name"] = CardState(user_card.state).label
+    return body
+
+
+# --- collection ---------------------------------------------------------------------------------------------
+
+
+def user_card_get(*, user, card_id: int, lock: bool = False) -> UserCard:
+    """The learner's own card or 404: someone else's card and a card not in the collection look the same."""
+    queryset = UserCard.objects.select_for_update() if lock else UserCard.objects
+    return get_object_or_404(queryset, user=user, card_id=card_id)
+
+
+def deck_add(*, user, slug: str, now: datetime) -> int:
+    deck = get_object_or_404(Deck, slug=slug)
+    owned = UserCard.objects.filter(user=user).values("card_id")
+    card_ids = list(deck.cards.filter(retired=False).exclude(id__in=owned).order_by("id").values_list("id", flat=True))
+    UserCard.objects.bulk_create(
+        [UserCard(user=user, card_id=card_id, due=now, added_at=now) for card_id in card_ids],
+        ignore_conflicts=True, batch_size=1000,
+    )
+    return len(card_ids)
+
+
+@transaction.atomic
+def card_suspend(*, user, card_id: int, suspended: bool) -> UserCard:
+    user_card = user_card_get(user=user, card_id=card_id, lock=True)
+    if not suspended and user_card.card.retired:
+        raise Conflict("This card's source was removed from the curriculum; it stays suspended.")
+    user_card.suspended = suspended
+    user_card.save(update_fields=["suspended"])
+    return user_card
+
+
+@transaction.atomic
+def card_bury(*, user, card_id: int, now: datetime) -> UserCard:
+    user_card = user_card_get(user=user, card_id=card_id, lock=True)
+    user_card.buried_until = day_clock(settings_get(user=user)).today_bounds(now)[1]
+    user_card.save(update_fields=["buried_until"])
+    return user_card
+
+
+# --- reviews ------------------------------------------------------------------------------------------------
+
+
+def _stored_answer(*, user, card_id: int, review_id: uuid.UUID) -> dict | None:
+    log = ReviewLog.objects.filter(review_id=review_id).select_related("user_card").first()
+    if log is None:
+        return None
+    if log.user_id != user.pk or log.user_card.card_id != card_id:
+        raise Conflict("This review_id was already used for another review.")
+    return log.after
+
+
+def card_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now: datetime,
+                duration_ms: int | None = None) -> tuple[dict, bool]:
+    """Applies one FSRS review; returns (answer, replayed). A known review_id returns the stored answer."""
+    stored = _stored_answer(user=user, card_id=card_id, review_id=review_id)
+    if stored is not None:
+        return stored, True
+    try:
+        return _apply_review(user=user, card_id=card_id, rating=rating, review_id=review_id, now=now,
+                             duration_ms=duration_ms), False
+    except IntegrityError:
+        # The same review_id was committed by a concurrent request between our check and our insert.
+        stored = _stored_answer(user=user, card_id=card_id, review_id=review_id)
+        if stored is None:
+            raise
+        return stored, True
+
+
+@transaction.atomic
+def _apply_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now: datetime,
+                  duration_ms: int | None) -> dict:
+    user_card = user_card_get(user=user, card_id=card_id, lock=True)
+    srs = settings_get(user=user)
+    if ReviewLog.objects.filter(review_id=review_id).exists():  # committed while we waited for the lock
+        raise IntegrityError("duplicate review_id")
+    before = snapshot(user_card)
+    scheduler = scheduler_config(srs).scheduler()
+    memory = scheduling.review(memory_of(user_card), rating=rating, now=now, scheduler=scheduler,
+                               card_id=card_id, duration_ms=duration_ms)
+    _apply_memory(user_card, memory, rating=rating, leech_threshold=srs.leech_threshold)
+    user_card.save()
+    answer = {"review_id": str(review_id), **card_state_body(user_card)}
+    ReviewLog.objects.create(
+        review_id=review_id, user=user, user_card=user_card, rating=rating, reviewed_at=memory.last_review,
+        duration_ms=duration_ms, state_before=before["state"], state_after=user_card.state, before=before,
+        after=answer,
+    )
+    return answer
+
+
+def _apply_memory(user_card: UserCard, memory: scheduling.Memory, *, rating: int, leech_threshold: int) -> None:
+    lapsed = user_card.state == CardState.REVIEW and rating == 1
+    user_card.state, user_card.step = memory.state, memory.step
+    user_card.stability, user_card.difficulty = memory.stability, memory.difficulty
+    user_card.due, user_card.last_review = memory.due, memory.last_review
+    user_card.reps += 1
+    user_card.buried_until = None
+    user_card.source_changed = False  # the learner has now seen the updated card
+    if lapsed:
+        user_card.lapses += 1
+        if user_card.lapses >= leech_threshold:
+            user_card.suspended = user_card.leech = True
+
+
+@transaction.atomic
+def card_undo(*, user, card_id: int) -> dict:
+    """Restores the state from before the card's last review exactly and removes that review from the log."""
+    user_card = user_card_get(user=user, card_id=card_id, lock=True)
+    log = user_card.reviews.order_by("-reviewed_at", "-id").first()
+    if log is None:
+        raise Conflict("There is no review of this card to undo.")
+    restore(user_card, log.before)
+    user_card.save()
+    undone = str(log.review_id)
+    log.delete()
+    return {"undone_review_id": undone, **card_state_body(user_card)}

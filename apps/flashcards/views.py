@@ -1,0 +1,208 @@
+"""Flashcard API: thin views — validate, call one service or selector, shape the answer."""
+
+import json
+
+from django.http import HttpResponse
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import ParseError
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.parsers import StrictJSONParser, _check_depth, _reject_constant
+from apps.flashcards import optimization, selectors, services, transfer
+from apps.flashcards import serializers as s
+from apps.flashcards.models import OptimizationJob
+
+ERRORS = {400: OpenApiResponse(description="Invalid input; `fields` names the field"),
+          401: OpenApiResponse(description="Not signed in"), 403: OpenApiResponse(description="Not signed in"),
+          404: OpenApiResponse(description="No such card in your collection")}
+CONFLICT = {409: OpenApiResponse(description="Conflicts with the current state")}
+CARD_ID = OpenApiParameter("card_id", int, OpenApiParameter.PATH)
+
+
+class FlashcardApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+
+class DeckListApi(FlashcardApi):
+    @extend_schema(responses={200: s.FlashcardDeckSerializer(many=True), **ERRORS}, summary="Decks with your counts")
+    def get(self, request):
+        return Response(selectors.deck_list(user=request.user, now=timezone.now()))
+
+
+class DeckAddApi(FlashcardApi):
+    @extend_schema(request=None, responses={200: s.DeckAddOutputSerializer, **ERRORS},
+                   summary="Add a deck's cards to your collection (idempotent)")
+    def post(self, request, slug: str):
+        added = services.deck_add(user=request.user, slug=slug, now=timezone.now())
+        return Response({"added": added})
+
+
+class DueApi(FlashcardApi):
+    @extend_schema(parameters=[s.DueQuerySerializer], responses={200: s.DueQueueSerializer, **ERRORS},
+                   summary="Today's queue: learning, then reviews by due time, then new cards")
+    def get(self, request):
+        query = s.DueQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        return Response(selectors.due_queue(user=request.user, deck_slug=data.get("deck") or None,
+                                            limit=data["limit"], now=timezone.now()))
+
+
+class CardReviewApi(FlashcardApi):
+    @extend_schema(request=s.ReviewInputSerializer, parameters=[CARD_ID],
+                   responses={201: s.ReviewOutputSerializer, 200: s.ReviewOutputSerializer, **ERRORS, **CONFLICT},
+                   summary="Rate a card (FSRS); 200 with the stored answer when review_id was seen before")
+    def post(self, request, card_id: int):
+        data = s.ReviewInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        answer, replayed = services.card_review(user=request.user, card_id=card_id, now=timezone.now(),
+                                                **data.validated_data)
+        return Response(answer, status=status.HTTP_200_OK if replayed else status.HTTP_201_CREATED)
+
+
+class CardUndoApi(FlashcardApi):
+    @extend_schema(request=None, parameters=[CARD_ID], responses={200: s.UndoOutputSerializer, **ERRORS, **CONFLICT},
+                   summary="Undo the card's last review")
+    def post(self, request, card_id: int):
+        return Response(services.card_undo(user=request.user, card_id=card_id))
+
+
+class CardSuspendApi(FlashcardApi):
+    suspended = True
+
+    @extend_schema(request=None, parameters=[CARD_ID], responses={200: s.CardStateSerializer, **ERRORS, **CONFLICT})
+    def post(self, request, card_id: int):
+        user_card = services.card_suspend(user=request.user, card_id=card_id, suspended=self.suspended)
+        return Response(services.card_state_body(user_card))
+
+
+class CardUnsuspendApi(CardSuspendApi):
+    suspended = False
+
+
+class CardBuryApi(FlashcardApi):
+    @extend_schema(request=None, parameters=[CARD_ID], responses={200: s.CardStateSerializer, **ERRORS},
+                   summary="Hide the card until the next day starts")
+    def post(self, request, card_id: int):
+        user_card = services.card_bury(user=request.user, card_id=card_id, now=timezone.now())
+        return Response(services.card_state_body(user_card))
+
+
+class SrsSettingsApi(FlashcardApi):
+    @extend_schema(responses={200: s.SrsSettingsSerializer, **ERRORS})
+    def get(self, request):
+        return Response(s.SrsSettingsSerializer(services.settings_get(user=request.user)).data)
+
+    @extend_schema(request=s.SrsSettingsSerializer, responses={200: s.SrsSettingsSerializer, **ERRORS})
+    def patch(self, request):
+        data = s.SrsSettingsSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        srs = services.settings_update(user=request.user, **data.validated_data)
+        return Response(s.SrsSettingsSerializer(srs).data)
+
+
+class StatsApi(FlashcardApi):
+    @extend_schema(responses={200: s.FlashcardStatsSerializer, **ERRORS})
+    def get(self, request):
+        return Response(selectors.stats(user=request.user, now=timezone.now()))
+
+
+def _job_body(job: OptimizationJob) -> dict:
+    return {"id": str(job.id), "status": job.status, "review_count": job.review_count, "parameters": job.parameters,
+            "metrics": job.metrics, "error": job.error, "created_at": services.iso(job.created_at),
+            "finished_at": services.iso(job.finished_at)}
+
+
+class OptimizeApi(FlashcardApi):
+    @extend_schema(request=None, responses={202: s.OptimizationJobSerializer, **ERRORS,
+                                            503: OpenApiResponse(description="Job queue unavailable")},
+                   summary="Fit FSRS parameters to your review log in the background")
+    def post(self, request):
+        job = optimization.optimization_job_create(user=request.user)
+        return Response(_job_body(job), status=status.HTTP_202_ACCEPTED)
+
+
+class OptimizeJobApi(FlashcardApi):
+    @extend_schema(responses={200: s.OptimizationJobSerializer, **ERRORS})
+    def get(self, request, job_id):
+        from django.shortcuts import get_object_or_404
+
+        return Response(_job_body(get_object_or_404(OptimizationJob, id=job_id, user=request.user)))
+
+
+class OptimizeDecideApi(FlashcardApi):
+    apply = True
+
+    @extend_schema(request=None, responses={200: s.OptimizationJobSerializer, **ERRORS, **CONFLICT})
+    def post(self, request, job_id):
+        job = optimization.optimization_job_decide(user=request.user, job_id=job_id, apply=self.apply)
+        return Response(_job_body(job))
+
+
+class OptimizeDiscardApi(OptimizeDecideApi):
+    apply = False
+
+
+class ExportApi(FlashcardApi):
+    @extend_schema(parameters=[s.ExportQuerySerializer],
+                   responses={(200, "application/json"): OpenApiTypes.OBJECT,
+                              (200, "application/zip"): OpenApiTypes.BINARY,
+                              (200, "application/octet-stream"): OpenApiTypes.BINARY, **ERRORS},
+                   summary="Your cards with state and review log: json, csv (zip of cards.csv + reviews.csv), apkg")
+    def get(self, request):
+        query = s.ExportQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        kind, user = query.validated_data["format"], request.user
+        if kind == "json":
+            return Response(transfer.export_json(user=user, now=timezone.now()))
+        if kind == "csv":
+            return _download(transfer.export_csv_zip(user=user), "application/zip", "flashcards.zip")
+        return _download(transfer.export_apkg(user=user), "application/octet-stream", "flashcards.apkg")
+
+    def perform_content_negotiation(self, request, force=False):
+        # ?format= is ours (json/csv/apkg), not DRF's renderer override; answers are JSON or a file.
+        return JSONRenderer(), JSONRenderer.media_type
+
+
+def _download(content: bytes, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+class ImportParser(StrictJSONParser):
+    """The strict JSON parser with a larger body limit: a collection with its review log runs to megabytes."""
+
+    MAX_BYTES = 20 * 1024 * 1024
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        raw = stream.read(self.MAX_BYTES + 1) if stream is not None else b""
+        if len(raw) > self.MAX_BYTES:
+            raise ParseError("Import file too large (at most 20 MB).")
+        if not raw:
+            return {}
+        try:
+            data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        except RecursionError as exc:
+            raise ParseError("JSON nested too deeply.") from exc
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ParseError(f"JSON parse error: {exc}") from exc
+        _check_depth(data)
+        return data
+
+
+class ImportApi(FlashcardApi):
+    parser_classes = [ImportParser]
+
+    @extend_schema(request=s.ImportSerializer, responses={200: s.ImportOutputSerializer, **ERRORS},
+                   summary="Replace your collection with a JSON export (at most 20 MB, 20,000 cards)")
+    def post(self, request):
+        data = s.ImportSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(transfer.import_json(user=request.user, cards=data.validated_data["cards"]))

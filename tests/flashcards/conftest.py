@@ -1,0 +1,64 @@
+"""A small curriculum (two parts, one topic, three questions, one term, one number) and review helpers."""
+
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+
+T0 = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def content(db):
+    from apps.courses.models import Chapter, Part
+    from apps.glossary.models import Term
+    from apps.quiz.models import NumberToMemorize, Question, Topic
+
+    p1 = Part.objects.create(slug="foundations", title="Foundations", order=1)
+    p2 = Part.objects.create(slug="serving", title="Serving", order=2)
+    c1 = Chapter.objects.create(slug="c1", part=p1, order=1, title="C1", summary="s", body="b")
+    c2 = Chapter.objects.create(slug="c2", part=p2, order=1, title="C2", summary="s", body="b")
+    topic = Topic.objects.create(slug="batching")
+    q1 = Question.objects.create(slug="q1", kind="open", level="core", prompt="What is *prefill*?", answer="Prompt pass.")
+    q1.chapters.set([c1])
+    q1.topics.set([topic])
+    q2 = Question.objects.create(slug="q2", kind="open", level="core", prompt="What is decode?", answer="Token loop.")
+    q2.chapters.set([c2])
+    q3 = Question.objects.create(slug="q3", kind="open", level="core", prompt="Why batch?", answer="Throughput.")
+    q3.chapters.set([c1])
+    term = Term.objects.create(slug="ttft", term="Time to first token", aliases=["TTFT"], definition="Latency to the first token.")
+    term.chapters.set([c1])
+    number = NumberToMemorize.objects.create(slug="h100-bw", label="H100 HBM bandwidth", value="3.35", unit="TB/s",
+                                             source="spec", derivation="From the datasheet.")
+    number.chapters.set([c2])
+    from apps.flashcards.content import sync_all_cards
+
+    sync_all_cards()  # what the loader step does; signals only act on commit
+    return {"parts": (p1, p2), "chapters": (c1, c2), "topic": topic, "questions": (q1, q2, q3), "term": term,
+            "number": number}
+
+
+@pytest.fixture
+def card_of():
+    from apps.flashcards.models import Card
+
+    def get(source_type: str, obj) -> Card:
+        return Card.objects.get(source_type=source_type, source_id=obj.pk)
+
+    return get
+
+
+@pytest.fixture
+def quiet_settings():
+    """Deterministic scheduling: no fuzz, UTC days starting at midnight."""
+
+    def apply(user, **changes):
+        from apps.flashcards.services import settings_update
+
+        return settings_update(user=user, fuzzing=False, time_zone="UTC", day_rollover_hour=0, **changes)
+
+    return apply
+
+
+def new_review_id() -> str:
+    return str(uuid.uuid4())
