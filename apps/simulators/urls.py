@@ -1,1 +1,28 @@
-urlpatterns = []
+import importlib.util
+
+from django.urls import include, path
+
+from apps.simulators import views
+
+urlpatterns = [
+    path("models/", views.ModelListApi.as_view(), name="simulator-model-list"),
+    path("models/<str:slug>/", views.ModelDetailApi.as_view(), name="simulator-model-detail"),
+    path("gpus/", views.GPUListApi.as_view(), name="simulator-gpu-list"),
+    path("gpus/<str:slug>/", views.GPUDetailApi.as_view(), name="simulator-gpu-detail"),
+    path("kv-cache/", views.KVCacheApi.as_view(), name="simulator-kv-cache"),
+    path("fit/", views.FitApi.as_view(), name="simulator-fit"),
+    path("step-time/", views.StepTimeApi.as_view(), name="simulator-step-time"),
+    path("throughput-latency/", views.ThroughputLatencyApi.as_view(), name="simulator-throughput-latency"),
+    path("capacity/", views.CapacityApi.as_view(), name="simulator-capacity"),
+    path("speculative/", views.SpeculativeApi.as_view(), name="simulator-speculative"),
+    path("collectives/", views.CollectivesApi.as_view(), name="simulator-collectives"),
+    path("paged-kv/", views.PagedKVApi.as_view(), name="simulator-paged-kv"),
+    path("prefix-cache/", views.PrefixCacheApi.as_view(), name="simulator-prefix-cache"),
+    path("moe/", views.MoEApi.as_view(), name="simulator-moe"),
+    path("request-walk/", views.RequestWalkApi.as_view(), name="simulator-request-walk"),
+    path("serve-config/", views.ServeConfigApi.as_view(), name="simulator-serve-config"),
+]
+
+# The engine simulation and sweeps live in their own module, built separately.
+if importlib.util.find_spec("apps.simulators.engine_urls") is not None:
+    urlpatterns.append(path("", include("apps.simulators.engine_urls")))

@@ -1,0 +1,497 @@
+"""Simulator services: resolve catalog slugs or inline specs, call the modeling package, return JSON-safe dicts.
+
+Every quantity is in SI base units with the unit in its name (bytes, bytes_per_s, flops, seconds). Times,
+throughputs, GPU counts and costs come as the expected value plus `<name>_range: [low, high]`. A
+ModelInputError from the modeling package becomes a 400 naming the API field; no response holds NaN or inf.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+import numpy as np
+from rest_framework.exceptions import ValidationError
+
+from apps.simulators import modeling as m
+from apps.simulators.models import GPU, ModelConfig
+from apps.simulators.tokenizer import Tokenized, approximate_tokenize, client_tokens
+
+# Modeling argument names → API field names.
+FIELD_NAMES = {
+    "tp": "tensor_parallel", "batch": "batch_size", "alpha": "acceptance_rate", "gamma": "draft_tokens",
+    "max_gamma": "max_draft_tokens", "sequence_tokens": "sequence_lengths", "price_per_gpu_hour": "price_per_gpu_hour_usd",
+    "new_tokens": "prompt_tokens", "kv_bytes_per_token": "model",
+}
+MODEL_FIELDS = [f.name for f in fields(m.ModelSpec)]
+GPU_FIELDS = [f.name for f in fields(m.GPUSpec)]
+
+
+# ---------------------------------------------------------------- resolution and conversion
+
+
+@contextmanager
+def model_errors(extra: dict[str, str] | None = None):
+    """Turn ModelInputError into a DRF ValidationError {api_field: [message]}."""
+    try:
+        yield
+    except m.ModelInputError as exc:
+        names = {**FIELD_NAMES, **(extra or {})}
+        raise ValidationError({names.get(exc.field, exc.field): [exc.message]})
+
+
+def spec_from_row(row: ModelConfig) -> m.ModelSpec:
+    return m.ModelSpec(**{name: getattr(row, name) for name in MODEL_FIELDS})
+
+
+def gpu_from_row(row: GPU) -> m.GPUSpec:
+    return m.GPUSpec(**{name: getattr(row, name) for name in GPU_FIELDS})
+
+
+def resolve_model(*, user, data: dict) -> m.ModelSpec:
+    """The catalog model named by `model`, or a spec built from the inline `config`."""
+    if data.get("config"):
+        config = dict(data["config"])
+        config.setdefault("slug", "custom")
+        config.setdefault("name", "Custom model")
+        config.setdefault("hf_id", "your-org/your-model")
+        config.setdefault("source", "inline config")
+        config.setdefault("total_params", 0.0)
+        config.setdefault("active_params", 0.0)
+        try:
+            spec = m.ModelSpec(**config)
+            counts = m.count_params(spec)
+        except m.ModelInputError as exc:
+            raise ValidationError({"config": {exc.field: [exc.message]}})
+        from dataclasses import replace
+
+        return replace(spec, total_params=counts.total, active_params=counts.active)
+    row = ModelConfig.objects.visible_to(user).filter(slug=data["model"]).first()
+    if row is None:
+        raise ValidationError({"model": [f"unknown model '{data['model']}'"]})
+    return spec_from_row(row)
+
+
+def resolve_gpu(*, user, data: dict) -> m.GPUSpec:
+    """The catalog GPU named by `gpu`, or the inline `gpu_spec`."""
+    if data.get("gpu_spec"):
+        spec = dict(data["gpu_spec"])
+        spec.setdefault("slug", "custom-gpu")
+        spec.setdefault("name", "Custom GPU")
+        spec.setdefault("vendor", "nvidia")
+        spec.setdefault("source", "inline spec")
+        spec.setdefault("price_per_hour_usd", 0.0)
+        if spec.get("int8_dense_ops") is None:
+            spec["int8_dense_ops"] = 2.0 * spec["bf16_dense_flops"]
+        try:
+            return m.GPUSpec(**spec)
+        except m.ModelInputError as exc:
+            raise ValidationError({"gpu_spec": {exc.field: [exc.message]}})
+    row = GPU.objects.visible_to(user).filter(slug=data["gpu"]).first()
+    if row is None:
+        raise ValidationError({"gpu": [f"unknown GPU '{data['gpu']}'"]})
+    return gpu_from_row(row)
+
+
+def jsonable(value: Any) -> Any:
+    """Dataclasses, numpy scalars and arrays → plain JSON types; NaN and ±inf → None."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if all(type(v) is int for v in value):  # token ids: nothing to convert
+            return list(value)
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "f":
+            value = np.where(np.isfinite(value), value, np.nan)
+            return [None if v != v else v for v in value.tolist()]
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def context_warnings(model: m.ModelSpec, *contexts: float) -> list[str]:
+    longest = max(contexts)
+    if longest > model.max_position_embeddings:
+        return [f"context of {longest:,.0f} tokens exceeds {model.name}'s max_position_embeddings "
+                f"({model.max_position_embeddings:,}); the model was not trained for it"]
+    return []
+
+
+def tp_warnings(model: m.ModelSpec, tp: int) -> list[str]:
+    if m.tp_is_valid(model, tp):
+        return []
+    return [f"tensor_parallel={tp} does not divide {model.name}'s {model.num_attention_heads} attention heads "
+            f"/ {model.num_kv_heads} KV heads; vLLM would refuse it"]
+
+
+def model_summary(model: m.ModelSpec) -> dict:
+    return {"slug": model.slug, "name": model.name, "attention": model.attention,
+            "max_position_embeddings": model.max_position_embeddings, "hidden_size": model.hidden_size}
+
+
+def gpu_summary(gpu: m.GPUSpec) -> dict:
+    return {"slug": gpu.slug, "name": gpu.name, "memory_bytes": gpu.memory_bytes,
+            "hbm_bandwidth_bytes_per_s": gpu.hbm_bandwidth_bytes_per_s,
+            "interconnect_bandwidth_bytes_per_s": gpu.interconnect_bandwidth_bytes_per_s,
+            "price_per_hour_usd": gpu.price_per_hour_usd}
+
+
+def run(fn: Callable[..., dict], extra_names: dict[str, str] | None = None, **kwargs) -> dict:
+    with model_errors(extra_names):
+        return jsonable(fn(**kwargs))
+
+
+# ---------------------------------------------------------------- memory
+
+
+def kv_cache_calculate(*, model: m.ModelSpec, kv_dtype: str, context_tokens: int, batch_size: int,
+                       tensor_parallel: int) -> dict:
+    r = m.kv_cache(model, context_tokens=context_tokens, batch=batch_size, kv_dtype=kv_dtype, tp=tensor_parallel)
+    per_seq = float(m.kv_bytes_per_sequence(model, context_tokens, kv_dtype, 1))
+    return {
+        "model": model_summary(model),
+        "bytes_per_token": r.bytes_per_token,
+        "bytes_per_token_per_gpu": r.bytes_per_token_per_gpu,
+        "bytes_per_sequence": per_seq,
+        "bytes_per_sequence_per_gpu": r.bytes_per_sequence_per_gpu,
+        "total_bytes": per_seq * batch_size,
+        "per_gpu_bytes": r.total_bytes_per_gpu,
+        "all_gpus_bytes": r.total_bytes_all_gpus,
+        "heads_per_gpu": r.heads_per_gpu,
+        "sharded_by_tp": r.sharded_by_tp,
+        "sliding_window_layers": model.num_sliding_layers,
+        "derivation": r.derivation,
+        "warnings": context_warnings(model, context_tokens) + tp_warnings(model, tensor_parallel),
+    }
+
+
+def fit_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, weight_dtype: str, kv_dtype: str, context_tokens: int,
+                  batch_size: int, tensor_parallel: int, gpu_memory_utilization: float,
+                  max_num_batched_tokens: int) -> dict:
+    common = dict(context_tokens=context_tokens, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+                  gpu_memory_utilization=gpu_memory_utilization, max_num_batched_tokens=max_num_batched_tokens)
+    r = m.fit(model, gpu, batch=batch_size, tp=tensor_parallel, **common)
+    smallest = m.min_tp(model, gpu, batch=batch_size, **common)
+    free = max(gpu.memory_bytes - float(r.total_bytes_per_gpu), 0.0)
+    return {
+        "model": model_summary(model), "gpu": gpu_summary(gpu),
+        "fits": bool(r.fits),
+        "memory_bytes": gpu.memory_bytes,
+        "budget_bytes": r.budget_bytes,
+        "per_gpu_bytes": {
+            "weights": r.weights_bytes_per_gpu, "kv_cache": r.kv_bytes_per_gpu,
+            "activations": r.activation_bytes_per_gpu, "runtime_overhead": r.runtime_overhead_bytes,
+            "free": free,
+        },
+        "total_bytes_per_gpu": r.total_bytes_per_gpu,
+        "headroom_bytes": r.headroom_bytes,
+        "kv_budget_bytes_per_gpu": r.kv_budget_bytes_per_gpu,
+        "max_concurrent_sequences": r.max_concurrent_sequences,
+        "tensor_parallel": tensor_parallel,
+        "min_tensor_parallel": smallest.tp,
+        "min_tensor_parallel_tried": smallest.tried,
+        "weight_bytes_total": m.weight_bytes(model, weight_dtype),
+        "derivation": r.derivation,
+        "min_tensor_parallel_derivation": smallest.derivation,
+        "warnings": context_warnings(model, context_tokens) + tp_warnings(model, tensor_parallel),
+    }
+
+
+# ---------------------------------------------------------------- time
+
+
+def _step(model, gpu, *, phase, batch_size, context_tokens, prompt_tokens, tensor_parallel, weight_dtype, kv_dtype):
+    if phase == "prefill":
+        return m.step_time(model, gpu, batch=batch_size, context_tokens=0, new_tokens=prompt_tokens or context_tokens,
+                           tp=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    return m.step_time(model, gpu, batch=batch_size, context_tokens=context_tokens, new_tokens=1,
+                       tp=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+
+
+def step_time_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, phase: str, batch_size: int, context_tokens: int,
+                        prompt_tokens: int | None, tensor_parallel: int, weight_dtype: str, kv_dtype: str) -> dict:
+    args = dict(batch_size=batch_size, context_tokens=context_tokens, prompt_tokens=prompt_tokens,
+                tensor_parallel=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    r = _step(model, gpu, phase=phase, **args)
+    other = _step(model, gpu, phase="decode" if phase == "prefill" else "prefill", **args)
+    points = []
+    for name, s in sorted(((phase, r), ("decode" if phase == "prefill" else "prefill", other))):
+        achieved = float(s.flops_per_gpu) / float(s.step_time_s)
+        points.append({"phase": name, "arithmetic_intensity_flops_per_byte": s.arithmetic_intensity,
+                       "achieved_flops_per_s": achieved, "bound": s.bound})
+    peak = gpu.peak_flops(weight_dtype)
+    return {
+        "model": model_summary(model), "gpu": gpu_summary(gpu), "phase": phase,
+        "tokens": batch_size * ((prompt_tokens or context_tokens) if phase == "prefill" else 1),
+        "flops": r.flops_per_gpu,
+        "bytes": r.bytes_per_gpu,
+        "weight_bytes": r.weight_bytes_per_gpu,
+        "kv_bytes": r.kv_bytes_per_gpu,
+        "arithmetic_intensity_flops_per_byte": r.arithmetic_intensity,
+        "ridge_point_flops_per_byte": r.ridge_point,
+        "peak_flops_per_s": peak,
+        "compute_seconds": r.compute_time_s,
+        "memory_seconds": r.memory_time_s,
+        "communication_seconds": r.communication_time_s,
+        "overhead_seconds": r.overhead_time_s,
+        "step_seconds": r.step_time_s,
+        "step_seconds_range": r.step_time_s_range,
+        "tokens_per_s": r.tokens_per_s,
+        "tokens_per_s_range": r.tokens_per_s_range,
+        "output_tokens_per_s": r.output_tokens_per_s,
+        "bound": r.bound,
+        "crossover_batch": r.crossover_batch,
+        "crossover_reachable": r.crossover_reachable,
+        "roofline": {"peak_flops_per_s": peak, "bandwidth_bytes_per_s": gpu.hbm_bandwidth_bytes_per_s,
+                     "ridge_point_flops_per_byte": r.ridge_point, "points": points},
+        "note": r.note,
+        "derivation": r.derivation,
+        "priors": r.priors,
+        "warnings": context_warnings(model, context_tokens + (prompt_tokens or 0)) + tp_warnings(model, tensor_parallel),
+    }
+
+
+def throughput_latency_calculate(*, model, gpu, prompt_tokens, output_tokens, tensor_parallel, weight_dtype,
+                                 kv_dtype, gpu_memory_utilization, max_num_seqs) -> dict:
+    r = m.throughput_latency_curve(model, gpu, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                                   tp=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+                                   gpu_memory_utilization=gpu_memory_utilization, max_num_seqs=max_num_seqs)
+    points = [
+        {"batch_size": int(b), "tpot_seconds": float(r.tpot_s[i]),
+         "tpot_seconds_range": [float(r.tpot_s_range[0][i]), float(r.tpot_s_range[1][i])],
+         "tokens_per_s": float(r.tokens_per_s[i]),
+         "tokens_per_s_range": [float(r.tokens_per_s_range[0][i]), float(r.tokens_per_s_range[1][i])],
+         "tokens_per_s_per_gpu": float(r.tokens_per_s_per_gpu[i]), "bound": str(r.bound[i])}
+        for i, b in enumerate(r.batch)
+    ]
+    last = points[-1] if points else None
+    return {
+        "model": model_summary(model), "gpu": gpu_summary(gpu), "points": points, "max_batch": r.max_batch,
+        "tensor_parallel": tensor_parallel,
+        "bound": last["bound"] if last else "memory",
+        "crossover_batch": _crossover(model, gpu, prompt_tokens + output_tokens / 2, tensor_parallel, weight_dtype, kv_dtype),
+        "note": r.note, "derivation": r.derivation,
+        "warnings": context_warnings(model, prompt_tokens + output_tokens) + tp_warnings(model, tensor_parallel),
+    }
+
+
+def _crossover(model, gpu, context, tp, weight_dtype, kv_dtype) -> float:
+    s = m.step_time(model, gpu, batch=1, context_tokens=context, tp=tp, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    return float(s.crossover_batch)
+
+
+def capacity_calculate(*, model, gpu, workload: dict, slo: dict, weight_dtype, kv_dtype, tensor_parallel,
+                       price_per_gpu_hour_usd, gpu_memory_utilization, max_utilization) -> dict:
+    r = m.plan_capacity(model, gpu, requests_per_s=workload["requests_per_s"], prompt_tokens=workload["prompt_tokens"],
+                        output_tokens=workload["output_tokens"], ttft_p99_s=slo["ttft_p99_s"], tpot_s=slo["tpot_s"],
+                        weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tensor_parallel,
+                        price_per_gpu_hour=price_per_gpu_hour_usd, gpu_memory_utilization=gpu_memory_utilization,
+                        max_utilization=max_utilization)
+    price = gpu.price_per_hour_usd if price_per_gpu_hour_usd is None else price_per_gpu_hour_usd
+    return {
+        "model": model_summary(model), "gpu": gpu_summary(gpu), "feasible": r.feasible,
+        "gpus": r.gpus, "gpus_range": r.gpus_range, "replicas": r.replicas, "replicas_range": r.replicas_range,
+        "tp": r.tp, "batch_per_replica": r.batch_per_replica,
+        "requests_per_s_per_replica": r.requests_per_s_per_replica,
+        "ttft_seconds": r.ttft_s, "tpot_seconds": r.tpot_s, "utilization": r.utilization,
+        "price_per_gpu_hour_usd": price,
+        "usd_per_hour": r.dollars_per_hour, "usd_per_hour_range": r.dollars_per_hour_range,
+        "usd_per_million_tokens": r.dollars_per_million_tokens,
+        "usd_per_million_tokens_range": r.dollars_per_million_tokens_range,
+        "usd_per_million_output_tokens": r.dollars_per_million_output_tokens,
+        "limiting_factor": r.limiting_factor, "bound": r.limiting_factor,
+        "note": r.note, "derivation": r.derivation,
+        "warnings": context_warnings(model, workload["prompt_tokens"] + workload["output_tokens"]),
+    }
+
+
+# ---------------------------------------------------------------- tools
+
+
+def speculative_calculate(*, acceptance_rate: float, draft_tokens: int, draft_cost: float, max_draft_tokens: int) -> dict:
+    r = m.speculative_speedup(acceptance_rate, draft_tokens, draft_cost, max_gamma=max_draft_tokens)
+    gammas = np.arange(0, max_draft_tokens + 1, dtype=float)
+    curve = m.speculative_speedup(np.full_like(gammas, acceptance_rate), gammas, draft_cost, max_gamma=max_draft_tokens)
+    return {
+        "expected_tokens_per_step": r.expected_tokens_per_step, "speedup": r.speedup,
+        "optimal_draft_tokens": r.optimal_gamma, "optimal_speedup": r.optimal_speedup,
+        "bound": "memory", "note": "The speedup assumes verifying γ+1 tokens costs one decode step, true while "
+        "decode is memory-bound (small batches); at large batch the verify step grows and the gain shrinks.",
+        "curve": [{"draft_tokens": int(g), "expected_tokens_per_step": float(e), "speedup": float(s)}
+                  for g, e, s in zip(gammas, np.atleast_1d(curve.expected_tokens_per_step), np.atleast_1d(curve.speedup), strict=True)],
+        "derivation": r.derivation,
+    }
+
+
+def collectives_calculate(*, op: str, message_bytes: float, num_gpus: int, link_bandwidth_bytes_per_s: float | None,
+                          gpu: m.GPUSpec | None, latency_s: float, algorithm: str) -> dict:
+    bw = link_bandwidth_bytes_per_s or gpu.interconnect_bandwidth_bytes_per_s / 2.0
+    r = m.collective_time(op, message_bytes=message_bytes, num_gpus=num_gpus, link_bandwidth_bytes_per_s=bw,
+                          latency_s=latency_s, algorithm=algorithm)
+    sizes = np.logspace(3, 10, 29)
+    curves = []
+    for algo in (m.collectives.ALGORITHMS if op == "all_reduce" else ("ring",)):
+        c = m.collective_time(op, message_bytes=sizes, num_gpus=num_gpus, link_bandwidth_bytes_per_s=bw,
+                              latency_s=latency_s, algorithm=algo)
+        curves.append({"algorithm": algo, "message_bytes": sizes, "seconds": c.time_s})
+    bound = "latency" if float(r.latency_term_s) > float(r.bandwidth_term_s) else "bandwidth"
+    return {
+        "op": op, "algorithm": algorithm, "num_gpus": num_gpus, "message_bytes": message_bytes,
+        "link_bandwidth_bytes_per_s": bw, "gpu": gpu_summary(gpu) if gpu else None,
+        "seconds": r.time_s, "bandwidth_term_seconds": r.bandwidth_term_s, "latency_term_seconds": r.latency_term_s,
+        "algorithm_bandwidth_bytes_per_s": r.algorithm_bandwidth_bytes_per_s,
+        "bus_bandwidth_bytes_per_s": r.bus_bandwidth_bytes_per_s, "bound": bound, "curves": curves,
+        "derivation": r.derivation,
+    }
+
+
+def paged_kv_calculate(*, sequence_lengths: list[int], block_size: int, max_model_len: int,
+                       model: m.ModelSpec | None, kv_dtype: str) -> dict:
+    per_token = float(m.kv_cache(model, context_tokens=1, kv_dtype=kv_dtype).bytes_per_token) if model else 1.0
+    r = m.paged_vs_contiguous(sequence_lengths, max_model_len=max_model_len, block_size=block_size,
+                              kv_bytes_per_token=per_token)
+    blocks = np.atleast_1d(r.blocks_needed).astype(int)
+    lengths = np.asarray(sequence_lengths)
+    last_fill = lengths - (blocks - 1) * block_size
+    return {
+        "block_size": block_size, "max_model_len": max_model_len, "kv_bytes_per_token": per_token,
+        "model": model_summary(model) if model else None,
+        "sequences": [{"tokens": int(s), "blocks": int(b), "last_block_tokens": int(f)}
+                      for s, b, f in zip(lengths, blocks, last_fill, strict=True)],
+        "total_blocks": r.total_blocks, "used_tokens": r.used_tokens,
+        "contiguous_reserved_tokens": r.contiguous_reserved_tokens,
+        "contiguous_waste_fraction": r.contiguous_waste_fraction,
+        "paged_reserved_tokens": r.paged_reserved_tokens, "paged_waste_fraction": r.paged_waste_fraction,
+        "contiguous_bytes": r.contiguous_bytes, "paged_bytes": r.paged_bytes,
+        "contiguous_waste_bytes": (r.contiguous_reserved_tokens - r.used_tokens) * per_token,
+        "paged_waste_bytes": (r.paged_reserved_tokens - r.used_tokens) * per_token,
+        "derivation": r.derivation,
+    }
+
+
+MAX_SHOWN_PROMPTS = 64
+MAX_SHOWN_HASHES = 64
+
+
+def _hex(h: int) -> str:
+    return f"{h & 0xFFFFFFFFFFFFFFFF:016x}"[:12]
+
+
+def prefix_cache_calculate(*, prompts: list[Tokenized], block_size: int, capacity_blocks: int) -> dict:
+    ids = [p.ids for p in prompts]
+    r = m.lru_hit_rate(ids, block_size=block_size, capacity_blocks=capacity_blocks)
+    shown = []
+    for p, hits in list(zip(prompts, r.hits_per_request, strict=True))[:MAX_SHOWN_PROMPTS]:
+        chain = m.block_hashes(p.ids, block_size)
+        shown.append({"tokens": len(p.ids), "blocks": len(chain), "hit_blocks": hits,
+                      "hashes": [_hex(h) for h in chain[:MAX_SHOWN_HASHES]],
+                      "hashes_truncated": len(chain) > MAX_SHOWN_HASHES,
+                      "pieces": p.pieces[:block_size * 4]})
+    return {
+        "tokenizer": prompts[0].tokenizer if prompts else "none",
+        "block_size": block_size, "capacity_blocks": capacity_blocks, "num_prompts": len(prompts),
+        "prompts": shown, "hit_blocks": r.hit_blocks, "lookup_blocks": r.lookup_blocks,
+        "hit_rate": r.hit_rate, "token_hit_rate": r.token_hit_rate, "evictions": r.evictions,
+        "derivation": r.derivation + "; block key = hash(parent key, tokens of the block), shown as 12 hex digits",
+    }
+
+
+def synthetic_prompt_tokens(*, num_requests, num_system_prompts, system_tokens, user_tokens, seed) -> list[Tokenized]:
+    rng = np.random.default_rng(seed)
+    with model_errors():
+        rows = m.synthetic_prompts(num_requests=num_requests, num_system_prompts=num_system_prompts,
+                                   system_tokens=system_tokens, user_tokens=user_tokens, rng=rng)
+    return [Tokenized(row, [], "synthetic") for row in rows]
+
+
+def moe_calculate(*, num_experts: int, top_k: int, tokens: int, zipf_exponent: float, capacity_factor: float,
+                  hidden_size: int) -> dict:
+    r = m.expert_load(num_experts=num_experts, top_k=top_k, tokens=tokens, zipf_exponent=zipf_exponent,
+                      capacity_factor=capacity_factor, hidden_size=hidden_size)
+    uniform = num_experts * (1.0 - ((num_experts - top_k) / num_experts) ** tokens)
+    return {
+        "num_experts": num_experts, "top_k": top_k, "tokens": tokens,
+        "expected_load_tokens": r.expected_load_tokens, "selection_probability": r.selection_probability,
+        "mean_load_tokens": tokens * top_k / num_experts,
+        "imbalance": r.imbalance, "capacity_tokens": r.capacity_tokens, "dropped_fraction": r.dropped_fraction,
+        "dropped_tokens": r.dropped_fraction * tokens * top_k,
+        "distinct_experts": r.distinct_experts, "expected_distinct_experts_uniform": uniform,
+        "all_to_all_bytes_per_layer": r.all_to_all_bytes_per_layer,
+        "derivation": r.derivation + f"; uniform routing touches N·(1 − ((N−k)/N)^B) = {num_experts}·(1 − "
+        f"(({num_experts}−{top_k})/{num_experts})^{tokens}) = {uniform:.2f} experts",
+    }
+
+
+def request_walk_calculate(*, model, gpu, prompt: Tokenized, output_tokens: int, batch_size: int, tensor_parallel: int,
+                           weight_dtype: str, kv_dtype: str) -> dict:
+    n = len(prompt.ids)
+    common = dict(tp=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    pre = m.step_time(model, gpu, batch=1, context_tokens=0, new_tokens=n, **common)
+    ctx = n + np.arange(output_tokens, dtype=float)
+    dec = m.step_time(model, gpu, batch=batch_size, context_tokens=ctx, new_tokens=1, **common)
+    per_token = float(m.kv_cache(model, context_tokens=1, kv_dtype=kv_dtype, tp=tensor_parallel).bytes_per_token_per_gpu)
+    steps = np.atleast_1d(dec.step_time_s)
+    lo, hi = np.atleast_1d(dec.step_time_s_range[0]), np.atleast_1d(dec.step_time_s_range[1])
+    ttft = float(pre.step_time_s)
+    timeline = [{"kind": "prefill", "tokens": n, "start_seconds": 0.0, "end_seconds": ttft,
+                 "kv_bytes": float(m.kv_bytes_per_sequence(model, n, kv_dtype, tensor_parallel)), "bound": pre.bound}]
+    t = ttft + np.concatenate([[0.0], np.cumsum(steps)])
+    kv_after = np.asarray(m.kv_bytes_per_sequence(model, ctx + 1, kv_dtype, tensor_parallel)) if output_tokens else []
+    bounds = np.atleast_1d(dec.bound)
+    for i in range(output_tokens):
+        timeline.append({"kind": "decode", "index": i + 1, "tokens": 1, "start_seconds": float(t[i]),
+                         "end_seconds": float(t[i + 1]), "kv_bytes": float(kv_after[i]), "bound": str(bounds[i])})
+    itl = float(steps.mean()) if output_tokens else 0.0
+    weights_gpu = float(np.atleast_1d(dec.weight_bytes_per_gpu)[0]) if output_tokens else 0.0
+    return {
+        "model": model_summary(model), "gpu": gpu_summary(gpu), "tokenizer": prompt.tokenizer,
+        "prompt_tokens": n, "token_ids": prompt.ids, "token_pieces": prompt.pieces, "output_tokens": output_tokens,
+        "ttft_seconds": ttft, "ttft_seconds_range": pre.step_time_s_range,
+        "itl_seconds": itl, "itl_seconds_range": [float(lo.mean()), float(hi.mean())] if output_tokens else [0.0, 0.0],
+        "total_seconds": float(t[-1]), "kv_bytes_per_token": per_token,
+        "prefill_bound": pre.bound, "decode_bound": str(bounds[0]) if output_tokens else "memory",
+        "bound": str(bounds[0]) if output_tokens else pre.bound,
+        "crossover_batch": float(np.atleast_1d(dec.crossover_batch)[0]) if output_tokens else 0.0,
+        "decode_weight_bytes_per_step": weights_gpu,
+        "timeline": timeline,
+        "derivation": (f"Prefill: {n:,} tokens in one step, compute-heavy → TTFT {ttft * 1e3:.2f} ms ({pre.bound}-bound), "
+                       f"writing {n:,} × {per_token:,.0f} B of KV. Each decode step reads the weights "
+                       f"({weights_gpu:,.0f} B per GPU) plus the KV so far and writes {per_token:,.0f} B → "
+                       f"mean inter-token latency {itl * 1e3:.3f} ms at batch {batch_size}. Prefill: {pre.derivation}"),
+        "warnings": context_warnings(model, n + output_tokens),
+    }
+
+
+def serve_config_calculate(*, model, gpu, workload: dict, tensor_parallel: int | None, weight_dtype: str, kv_dtype: str,
+                           gpu_memory_utilization: float, max_num_seqs: int, enable_prefix_caching: bool) -> dict:
+    context = workload["prompt_tokens"] + workload["output_tokens"]
+    max_len = min(context, model.max_position_embeddings)
+    warnings = context_warnings(model, context)
+    tp = tensor_parallel
+    if tp is None:
+        smallest = m.min_tp(model, gpu, context_tokens=max_len, batch=workload.get("concurrency", 1),
+                            weight_dtype=weight_dtype, kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization)
+        if smallest.tp is None:
+            raise ValidationError({"model": [smallest.derivation]})
+        tp = smallest.tp
+    r = m.vllm_serve_config(model, gpu, tp=tp, max_model_len=int(max_len), gpu_memory_utilization=gpu_memory_utilization,
+                            weight_dtype=weight_dtype, kv_dtype=kv_dtype, max_num_seqs=max_num_seqs,
+                            enable_prefix_caching=enable_prefix_caching)
+    return {"model": model_summary(model), "gpu": gpu_summary(gpu), "tensor_parallel": tp, "max_model_len": int(max_len),
+            "command": r.command, "flags": r.flags, "kubernetes_yaml": r.kubernetes_yaml,
+            "derivation": r.derivation, "warnings": warnings}
+
+
+def tokenize_prompt(*, text: str | None, tokens: list[int] | None, tokenizer: str | None) -> Tokenized:
+    if tokens is not None:
+        return client_tokens(tokens, tokenizer)
+    return approximate_tokenize(text or "")

@@ -1,0 +1,219 @@
+"""Simulator API: the catalog (read-only) and one POST endpoint per simulator. Views validate, call a service, respond."""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.simulators import serializers as s
+from apps.simulators import services
+from apps.simulators.models import GPU, ModelConfig
+
+BAD_INPUT = OpenApiResponse(description="Invalid input: `fields` names each bad field")
+
+
+class ModelListApi(generics.ListAPIView):
+    """Catalog models (published ones; authors also see drafts)."""
+
+    serializer_class = s.ModelConfigSerializer
+    filter_backends = []
+
+    def get_queryset(self):
+        return ModelConfig.objects.visible_to(self.request.user)
+
+
+class ModelDetailApi(generics.RetrieveAPIView):
+    serializer_class = s.ModelConfigSerializer
+    lookup_field = "slug"
+
+    def get_queryset(self):
+        return ModelConfig.objects.visible_to(self.request.user)
+
+
+class GPUListApi(generics.ListAPIView):
+    """Catalog GPUs (published ones; authors also see drafts)."""
+
+    serializer_class = s.GPUSerializer
+    filter_backends = []
+
+    def get_queryset(self):
+        return GPU.objects.visible_to(self.request.user)
+
+
+class GPUDetailApi(generics.RetrieveAPIView):
+    serializer_class = s.GPUSerializer
+    lookup_field = "slug"
+
+    def get_queryset(self):
+        return GPU.objects.visible_to(self.request.user)
+
+
+class SimulatorApi(APIView):
+    """Base: parse `input_serializer`, call `calculate(request, data)`, answer JSON-safe numbers."""
+
+    input_serializer: type = None
+
+    def post(self, request):
+        serializer = self.input_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        with services.model_errors(getattr(self, "field_names", None)):
+            result = self.calculate(request, serializer.validated_data)
+        return Response(services.jsonable(result))
+
+    def calculate(self, request, data: dict) -> dict:
+        raise NotImplementedError
+
+
+def _model(request, data):
+    return services.resolve_model(user=request.user, data=data)
+
+
+def _gpu(request, data):
+    return services.resolve_gpu(user=request.user, data=data)
+
+
+def _pick(data: dict, *names: str) -> dict:
+    return {name: data.get(name) for name in names}
+
+
+def documented(input_serializer, output_serializer, summary: str):
+    """Attach the schema (request, 200 and 400) and the input serializer to a SimulatorApi subclass."""
+
+    def wrap(cls):
+        cls.input_serializer = input_serializer
+        cls.post = extend_schema(request=input_serializer, responses={200: output_serializer, 400: BAD_INPUT},
+                                 summary=summary, description=cls.__doc__)(cls.post)
+        return cls
+
+    return wrap
+
+
+@documented(s.KVCacheInput, s.KVCacheOutput, "KV-cache size per token, sequence, batch and GPU")
+class KVCacheApi(SimulatorApi):
+    """2 · L · n_kv · d_h · bytes per token (MHA/GQA/MQA), L · (kv_lora_rank + rope) · bytes for MLA."""
+
+    def calculate(self, request, data):
+        return services.kv_cache_calculate(model=_model(request, data), **_pick(
+            data, "kv_dtype", "context_tokens", "batch_size", "tensor_parallel"))
+
+
+@documented(s.FitInput, s.FitOutput, "Will it fit: per-GPU memory by component, minimum TP, max sequences")
+class FitApi(SimulatorApi):
+    """Weights + KV cache + activations + runtime overhead against memory × gpu_memory_utilization."""
+
+    def calculate(self, request, data):
+        return services.fit_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
+            data, "weight_dtype", "kv_dtype", "context_tokens", "batch_size", "tensor_parallel",
+            "gpu_memory_utilization", "max_num_batched_tokens"))
+
+
+@documented(s.StepTimeInput, s.StepTimeOutput, "Roofline step time of one prefill or decode step")
+class StepTimeApi(SimulatorApi):
+    """FLOPs, bytes, arithmetic intensity vs the ridge point; compute/memory/communication time and the bound."""
+
+    def calculate(self, request, data):
+        return services.step_time_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
+            data, "phase", "batch_size", "context_tokens", "prompt_tokens", "tensor_parallel", "weight_dtype",
+            "kv_dtype"))
+
+
+@documented(s.ThroughputLatencyInput, s.ThroughputLatencyOutput, "Throughput vs TPOT as the batch grows")
+class ThroughputLatencyApi(SimulatorApi):
+    """Decode TPOT and tokens/s for batch 1, 2, 4, … up to what the KV cache allows."""
+
+    def calculate(self, request, data):
+        return services.throughput_latency_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
+            data, "prompt_tokens", "output_tokens", "tensor_parallel", "weight_dtype", "kv_dtype",
+            "gpu_memory_utilization", "max_num_seqs"))
+
+
+@documented(s.CapacityInput, s.CapacityOutput, "GPUs, replicas and cost for a workload under SLOs")
+class CapacityApi(SimulatorApi):
+    """Requests/s + token lengths + TTFT/TPOT SLOs + price → GPUs, replicas, TP, $/h and $ per million tokens."""
+
+    field_names = {"requests_per_s": "workload.requests_per_s", "prompt_tokens": "workload.prompt_tokens",
+                   "output_tokens": "workload.output_tokens", "ttft_p99_s": "slo.ttft_p99_s", "tpot_s": "slo.tpot_s"}
+
+    def calculate(self, request, data):
+        return services.capacity_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
+            data, "workload", "slo", "weight_dtype", "kv_dtype", "tensor_parallel", "price_per_gpu_hour_usd",
+            "gpu_memory_utilization", "max_utilization"))
+
+
+@documented(s.SpeculativeInput, s.SpeculativeOutput, "Speculative decoding: tokens per step and speedup")
+class SpeculativeApi(SimulatorApi):
+    """E = (1 − α^(γ+1))/(1 − α) tokens per target step; speedup E/(γ·c + 1); the best γ."""
+
+    def calculate(self, request, data):
+        return services.speculative_calculate(**data)
+
+
+@documented(s.CollectivesInput, s.CollectivesOutput, "α–β cost of an NCCL collective")
+class CollectivesApi(SimulatorApi):
+    """Ring / tree / one-shot all-reduce, all-gather, reduce-scatter, all-to-all on N GPUs."""
+
+    def calculate(self, request, data):
+        gpu = _gpu(request, data) if data.get("gpu") or data.get("gpu_spec") else None
+        return services.collectives_calculate(gpu=gpu, **_pick(
+            data, "op", "message_bytes", "num_gpus", "link_bandwidth_bytes_per_s", "latency_s", "algorithm"))
+
+
+@documented(s.PagedKVInput, s.PagedKVOutput, "Paged KV blocks vs contiguous max-length reservation")
+class PagedKVApi(SimulatorApi):
+    """Waste of reserving max_model_len per sequence vs ceil(s / block_size) blocks."""
+
+    def calculate(self, request, data):
+        model = _model(request, data) if data.get("model") or data.get("config") else None
+        return services.paged_kv_calculate(model=model, **_pick(
+            data, "sequence_lengths", "block_size", "max_model_len", "kv_dtype"))
+
+
+@documented(s.PrefixCacheInput, s.PrefixCacheOutput, "Prefix caching: block hash chains and LRU hit rate")
+class PrefixCacheApi(SimulatorApi):
+    """Prompts are cut into full blocks; block key = hash(parent key, block tokens); replay through an LRU cache."""
+
+    def calculate(self, request, data):
+        if data.get("synthetic"):
+            prompts = services.synthetic_prompt_tokens(**data["synthetic"])
+        elif data.get("texts") is not None:
+            prompts = [services.tokenize_prompt(text=t, tokens=None, tokenizer=None) for t in data["texts"]]
+        else:
+            prompts = [services.tokenize_prompt(text=None, tokens=p, tokenizer=None) for p in data["prompts"]]
+        return services.prefix_cache_calculate(prompts=prompts, block_size=data["block_size"],
+                                               capacity_blocks=data["capacity_blocks"])
+
+
+@documented(s.MoEInput, s.MoEOutput, "MoE routing: per-expert load, imbalance, drops, distinct experts")
+class MoEApi(SimulatorApi):
+    """Zipf-skewed top-k routing of `tokens` over `num_experts` with a capacity factor."""
+
+    def calculate(self, request, data):
+        return services.moe_calculate(**data)
+
+
+@documented(s.RequestWalkInput, s.RequestWalkOutput, "One request, step by step: prefill then each decode step")
+class RequestWalkApi(SimulatorApi):
+    """Tokenize the prompt (client token ids, or the documented approximation), then a timeline with TTFT and ITL."""
+
+    def calculate(self, request, data):
+        prompt = services.tokenize_prompt(text=data.get("prompt"), tokens=data.get("tokens"),
+                                          tokenizer=data.get("tokenizer"))
+        if not prompt.ids:
+            from rest_framework.exceptions import ValidationError
+
+            raise ValidationError({"prompt": ["the prompt has no tokens"]})
+        return services.request_walk_calculate(model=_model(request, data), gpu=_gpu(request, data), prompt=prompt,
+                                               **_pick(data, "output_tokens", "batch_size", "tensor_parallel",
+                                                       "weight_dtype", "kv_dtype"))
+
+
+@documented(s.ServeConfigInput, s.ServeConfigOutput, "A `vllm serve` command and a Kubernetes Deployment")
+class ServeConfigApi(SimulatorApi):
+    """Every flag explained; TP defaults to the smallest that fits the workload."""
+
+    field_names = {"max_model_len": "workload.prompt_tokens"}
+
+    def calculate(self, request, data):
+        return services.serve_config_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
+            data, "workload", "tensor_parallel", "weight_dtype", "kv_dtype", "gpu_memory_utilization",
+            "max_num_seqs", "enable_prefix_caching"))

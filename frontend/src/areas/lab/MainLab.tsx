@@ -1,0 +1,61 @@
+// The main Lab: one configuration, every view (memory, step time, roofline, throughput–latency, cost) updating together.
+import { Link } from "react-router-dom";
+import { DtypePicker, Explain, ModelGpuPicker, NumberInput } from "./form";
+import { useQueryState, useSimulation } from "./lib";
+import { BASE_DEFAULTS, capacityBody, curveBody, fitBody, stepBody } from "./panels";
+import { CostView, CurveView, MemoryView, StepView } from "./views";
+
+export const TOOLS: [string, string][] = [
+  ["kv-cache", "KV cache"], ["fit", "Will it fit"], ["step-time", "Step time"], ["throughput-latency", "Throughput–latency"],
+  ["capacity", "Capacity & cost"], ["speculative", "Speculative decoding"], ["collectives", "Collectives"],
+  ["paged-kv", "Paged KV"], ["prefix-cache", "Prefix caching"], ["moe", "MoE load"], ["request-walk", "Request walk"],
+  ["serve-config", "vllm serve"], ["engine", "Engine simulation"], ["sweeps", "Sweeps"],
+];
+
+export default function MainLab() {
+  const [v, set] = useQueryState({ ...BASE_DEFAULTS, output_tokens: "256", requests_per_s: "10", ttft_p99_s: "2", tpot_s: "0.05" });
+  const fit = useSimulation("fit", fitBody(v));
+  const step = useSimulation("step-time", stepBody({ ...v, phase: "decode" }));
+  const curve = useSimulation("throughput-latency", curveBody(v));
+  const cost = useSimulation("capacity", capacityBody(v));
+  return (
+    <section className="lab-tool">
+      <h1>Inference Lab</h1>
+      <p>Pick a model and a GPU; every chart follows. The address bar holds the whole state — copy it to share.</p>
+      <div className="lab-grid">
+        <form className="lab-form" aria-label="Lab inputs" onSubmit={(e) => e.preventDefault()}>
+          <ModelGpuPicker values={v} set={set} error={fit.error} />
+          <DtypePicker values={v} set={set} />
+          <NumberInput name="context_tokens" label="Context tokens" values={v} set={set} error={fit.error} />
+          <NumberInput name="batch_size" label="Batch size" values={v} set={set} error={fit.error} />
+          <NumberInput name="tensor_parallel" label="Tensor parallel" values={v} set={set} error={fit.error} />
+          <NumberInput name="output_tokens" label="Output tokens" values={v} set={set} error={curve.error} />
+          <NumberInput name="requests_per_s" label="Requests/s (cost)" values={v} set={set} min={0} error={cost.error} />
+        </form>
+        <div className="lab-results">
+          <h2>Memory</h2>
+          {fit.data && <MemoryView fit={fit.data} />}
+          <Explain data={fit.data} error={fit.error} />
+          <h2>Decode step</h2>
+          {step.data && <StepView step={step.data} />}
+          <Explain data={step.data} error={step.error} />
+          <h2>Throughput vs latency</h2>
+          {curve.data && <CurveView curve={curve.data} highlight={Number(v.batch_size)} />}
+          <Explain data={curve.data} error={curve.error} />
+          <h2>Cost</h2>
+          {cost.data && <CostView cap={cost.data} />}
+          <Explain data={cost.data} error={cost.error} />
+        </div>
+      </div>
+    </section>
+  );
+}
+
+export function ToolNav() {
+  return (
+    <nav aria-label="Simulators" className="lab-nav">
+      <Link to="/lab">Lab</Link>
+      {TOOLS.map(([slug, label]) => <Link key={slug} to={`/lab/${slug}`}>{label}</Link>)}
+    </nav>
+  );
+}

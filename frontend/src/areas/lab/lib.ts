@@ -1,0 +1,125 @@
+// Shared plumbing for the Inference Lab: state in the query string, debounced + abortable simulator calls, formatting.
+import { useEffect, useMemo, useRef, useState } from "react";
+import { useSearchParams } from "react-router-dom";
+import { api, ApiError, type Page } from "../../lib/api";
+
+// Responses are documented in the OpenAPI schema; panels read the fields they draw.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Result = Record<string, any>;
+
+export interface CatalogModel {
+  slug: string; name: string; hidden_size: number; num_layers: number; num_attention_heads: number;
+  num_kv_heads: number; head_dim: number; intermediate_size: number; vocab_size: number; attention: string;
+  max_position_embeddings: number; num_experts: number | null; experts_per_token: number | null;
+  kv_lora_rank: number | null; qk_rope_head_dim: number | null;
+}
+export interface CatalogGPU { slug: string; name: string; memory_bytes: number; interconnect_bandwidth_bytes_per_s: number; price_per_hour_usd: number }
+
+export const DTYPES = ["fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4"];
+
+/** Lab state lives in the query string so every view is a shareable URL. */
+export function useQueryState(defaults: Record<string, string>): [Record<string, string>, (patch: Record<string, string | null>) => void] {
+  const [params, setParams] = useSearchParams();
+  const values = useMemo(() => {
+    const out: Record<string, string> = { ...defaults };
+    params.forEach((value, key) => { out[key] = value; });
+    return out;
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [params.toString()]);
+  const update = (patch: Record<string, string | null>) => {
+    setParams((prev) => {
+      const next = new URLSearchParams(prev);
+      for (const [key, value] of Object.entries(patch)) {
+        if (value === null || value === "") next.delete(key); else next.set(key, value);
+      }
+      return next;
+    }, { replace: true });
+  };
+  return [values, update];
+}
+
+let catalogCache: Promise<{ models: CatalogModel[]; gpus: CatalogGPU[] }> | null = null;
+
+export function useCatalog() {
+  const [catalog, setCatalog] = useState<{ models: CatalogModel[]; gpus: CatalogGPU[] }>({ models: [], gpus: [] });
+  useEffect(() => {
+    catalogCache ??= Promise.all([
+      api<Page<CatalogModel>>("/simulators/models/?page_size=200"),
+      api<Page<CatalogGPU>>("/simulators/gpus/?page_size=200"),
+    ]).then(([m, g]) => ({ models: m.results, gpus: g.results }));
+    let live = true;
+    catalogCache.then((c) => { if (live) setCatalog(c); }).catch(() => { catalogCache = null; });
+    return () => { live = false; };
+  }, []);
+  return catalog;
+}
+
+/** POST `body` to /simulators/<name>/ 150 ms after the last change; a newer change aborts the older request. */
+export function useSimulation(name: string, body: object | null): { data: Result | null; error: ApiError | null; loading: boolean } {
+  const [state, setState] = useState<{ data: Result | null; error: ApiError | null; loading: boolean }>({ data: null, error: null, loading: false });
+  const key = body ? JSON.stringify(body) : "";
+  const controller = useRef<AbortController | null>(null);
+  useEffect(() => {
+    if (!key) return;
+    setState((s) => ({ ...s, loading: true }));
+    const timer = window.setTimeout(() => {
+      controller.current?.abort();
+      const ctrl = new AbortController();
+      controller.current = ctrl;
+      api<Result>(`/simulators/${name}/`, { method: "POST", body: JSON.parse(key), signal: ctrl.signal })
+        .then((data) => { if (!ctrl.signal.aborted) setState({ data, error: null, loading: false }); })
+        .catch((err) => {
+          if (ctrl.signal.aborted) return;
+          const error = err instanceof ApiError ? err : new ApiError(0, { error: "network", detail: String(err), fields: {} });
+          setState({ data: null, error, loading: false });
+        });
+    }, 150);
+    return () => window.clearTimeout(timer);
+  }, [name, key]);
+  useEffect(() => () => controller.current?.abort(), []);
+  return state;
+}
+
+export function num(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return Number.isFinite(n) && value !== "" && value !== undefined ? n : fallback;
+}
+
+/** `model` slug or the inline `config` (JSON in the query string when model=custom). */
+export function modelChoice(values: Record<string, string>): Record<string, unknown> {
+  if (values.model === "custom" && values.config) {
+    try { return { config: JSON.parse(values.config) }; } catch { return { config: {} }; }
+  }
+  return { model: values.model };
+}
+
+const SI = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]] as const;
+
+export function fmtBytes(b: number | null | undefined): string {
+  if (b === null || b === undefined) return "–";
+  for (const [scale, prefix] of SI) if (Math.abs(b) >= scale) return `${(b / scale).toPrecision(4)} ${prefix}B`;
+  return `${Math.round(b)} B`;
+}
+
+export function fmtSeconds(s: number | null | undefined): string {
+  if (s === null || s === undefined) return "–";
+  if (s >= 1) return `${s.toPrecision(3)} s`;
+  if (s >= 1e-3) return `${(s * 1e3).toPrecision(3)} ms`;
+  return `${(s * 1e6).toPrecision(3)} µs`;
+}
+
+export function fmtNum(n: number | null | undefined, digits = 3): string {
+  if (n === null || n === undefined) return "–";
+  if (Number.isInteger(n)) return n.toLocaleString("en-US");
+  if (Math.abs(n) >= 1e6 || Math.abs(n) < 1e-3) return n.toExponential(digits - 1);
+  return n.toLocaleString("en-US", { maximumSignificantDigits: digits });
+}
+
+export function fmtRange(range: number[] | undefined, f: (x: number) => string): string {
+  return range && range.length === 2 ? `${f(range[0])} – ${f(range[1])}` : "";
+}
+
+export function prefersReducedMotion(): boolean {
+  return document.documentElement.dataset.reducedMotion === "true"
+    || (typeof window.matchMedia === "function" && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+}

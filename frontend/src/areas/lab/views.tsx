@@ -1,0 +1,98 @@
+// Result views shared by the main Lab and the single-tool panels.
+import { C, Plot, Roofline, StackedBar } from "./charts";
+import { Stat } from "./form";
+import { fmtBytes, fmtNum, fmtRange, fmtSeconds, type Result } from "./lib";
+
+export function MemoryView({ fit }: { fit: Result }) {
+  const p = fit.per_gpu_bytes;
+  const segments = [
+    { key: "weights", label: "Weights", value: p.weights, color: C.weights, text: `Weights ${fmtBytes(p.weights)}` },
+    { key: "kv", label: "KV cache", value: p.kv_cache, color: C.kv, text: `KV cache ${fmtBytes(p.kv_cache)}` },
+    { key: "activations", label: "Activations", value: p.activations, color: C.compute, text: `Activations ${fmtBytes(p.activations)}` },
+    { key: "overhead", label: "Runtime overhead", value: p.runtime_overhead, color: C.communication, text: `Runtime overhead ${fmtBytes(p.runtime_overhead)}` },
+    { key: "free", label: "Free", value: p.free, color: C.waste, text: `Free ${fmtBytes(p.free)}` },
+  ];
+  return (
+    <section aria-label="Memory per GPU">
+      <StackedBar title={`Memory per GPU (${fmtBytes(fit.memory_bytes)}, budget ${fmtBytes(fit.budget_bytes)})`} segments={segments} total={fit.memory_bytes} />
+      <dl className="lab-stats">
+        <Stat label="Fits" value={fit.fits ? "yes" : "no"} testId="fit-fits" />
+        <Stat label="Minimum TP that fits" value={fit.min_tensor_parallel === null ? "none up to 8" : String(fit.min_tensor_parallel)} testId="fit-min-tp" />
+        <Stat label="Max concurrent sequences" value={fmtNum(fit.max_concurrent_sequences)} />
+        <Stat label="Headroom" value={fmtBytes(fit.headroom_bytes)} />
+      </dl>
+    </section>
+  );
+}
+
+export function StepView({ step }: { step: Result }) {
+  const pts = step.roofline.points.map((p: Result) => ({
+    label: `${p.phase} (${p.bound}-bound)`, ai: p.arithmetic_intensity_flops_per_byte, flops: p.achieved_flops_per_s,
+    color: p.phase === "prefill" ? C.prefill : C.decode,
+  }));
+  return (
+    <section aria-label="Step time">
+      <dl className="lab-stats">
+        <Stat label="Step time" value={fmtSeconds(step.step_seconds)} range={fmtRange(step.step_seconds_range, fmtSeconds)} testId="step-seconds" />
+        <Stat label="Bound" value={step.bound} testId="step-bound" />
+        <Stat label="Tokens/s" value={fmtNum(step.tokens_per_s)} range={fmtRange(step.tokens_per_s_range, (v) => fmtNum(v))} />
+        <Stat label="Compute / memory / comm." value={`${fmtSeconds(step.compute_seconds)} / ${fmtSeconds(step.memory_seconds)} / ${fmtSeconds(step.communication_seconds)}`} />
+        <Stat label="Intensity vs ridge" value={`${fmtNum(step.arithmetic_intensity_flops_per_byte)} vs ${fmtNum(step.ridge_point_flops_per_byte)} FLOP/B`} />
+        <Stat label="Crossover batch" value={step.crossover_reachable ? fmtNum(Math.round(step.crossover_batch)) : "never (KV grows as fast)"} />
+      </dl>
+      <TimeBars step={step} />
+      <Roofline peak={step.roofline.peak_flops_per_s} bandwidth={step.roofline.bandwidth_bytes_per_s} points={pts} />
+    </section>
+  );
+}
+
+function TimeBars({ step }: { step: Result }) {
+  const parts = [
+    { key: "compute", value: step.compute_seconds, color: C.compute, text: `Compute ${fmtSeconds(step.compute_seconds)}` },
+    { key: "memory", value: step.memory_seconds, color: C.memory, text: `Memory ${fmtSeconds(step.memory_seconds)}` },
+    { key: "communication", value: step.communication_seconds, color: C.communication, text: `Communication ${fmtSeconds(step.communication_seconds)}` },
+  ];
+  const max = Math.max(...parts.map((p) => p.value), 1e-12);
+  return (
+    <figure className="lab-chart">
+      <figcaption>Time per step by resource (the longest of compute and memory, plus communication, sets the step)</figcaption>
+      <svg viewBox="0 0 600 96" role="img" aria-label="Time per step by resource">
+        {parts.map((p, i) => (
+          <g key={p.key}>
+            <rect x={130} y={6 + i * 30} width={(p.value / max) * 460} height={22} style={{ fill: p.color }} />
+            <text x={124} y={22 + i * 30} className="lab-tick" textAnchor="end">{p.text}</text>
+          </g>
+        ))}
+      </svg>
+    </figure>
+  );
+}
+
+export function CurveView({ curve, highlight }: { curve: Result; highlight?: number }) {
+  const pts: Result[] = curve.points;
+  if (!pts.length) return <p className="lab-warning">{curve.note}</p>;
+  const near = highlight ? pts.reduce((a, b) => (Math.abs(b.batch_size - highlight) < Math.abs(a.batch_size - highlight) ? b : a)) : null;
+  return (
+    <Plot title="Throughput vs latency (decode, batch 1 → memory limit)" xLabel="TPOT (ms per token)" yLabel="tokens/s"
+      fmtX={(v) => (v * 1e3).toPrecision(2)} fmtY={(v) => fmtNum(Math.round(v))}
+      series={[
+        { label: "expected", color: C.decode, points: pts.map((p) => [p.tpot_seconds, p.tokens_per_s]) },
+        { label: "pessimistic", color: C.waste, dashed: true, points: pts.map((p) => [p.tpot_seconds_range[1], p.tokens_per_s_range[0]]) },
+      ]}
+      markers={near ? [{ label: `batch ${near.batch_size}`, x: near.tpot_seconds, y: near.tokens_per_s, color: C.tokens }] : []}
+    />
+  );
+}
+
+export function CostView({ cap }: { cap: Result }) {
+  if (!cap.feasible) return <p className="lab-warning" data-testid="cost-infeasible">Not feasible: {cap.note}</p>;
+  return (
+    <dl className="lab-stats" aria-label="Cost">
+      <Stat label="GPUs" value={String(cap.gpus)} range={fmtRange(cap.gpus_range, String)} testId="cost-gpus" />
+      <Stat label="Replicas × TP" value={`${cap.replicas} × ${cap.tp}`} />
+      <Stat label="$ per hour" value={`$${cap.usd_per_hour.toFixed(2)}`} range={fmtRange(cap.usd_per_hour_range, (v) => `$${v.toFixed(2)}`)} />
+      <Stat label="$ per million tokens" value={`$${cap.usd_per_million_tokens.toFixed(4)}`} range={fmtRange(cap.usd_per_million_tokens_range, (v) => `$${v.toFixed(4)}`)} />
+      <Stat label="Limiting factor" value={cap.limiting_factor} />
+    </dl>
+  );
+}
