@@ -120,6 +120,20 @@ class SweepCreateSerializer(ServingSerializer):
     grid = serializers.DictField(help_text=f"Knob → list of values; knobs: {', '.join(GRID_KEYS)}; "
                                            f"at most {MAX_POINTS:,} points")
 
+    def validate(self, attrs: dict) -> dict:
+        from apps.simulators.sweeps import MAX_TOKENS, workload_build
+
+        attrs = super().validate(attrs)
+        try:
+            w = workload_build(workload=attrs["workload"], seed=attrs.get("seed", 0))
+        except WorkloadError as exc:
+            raise serializers.ValidationError({f"workload.{exc.field}": [exc.message]})
+        total = int((w.prompt_tokens + w.output_tokens).sum())
+        if total > MAX_TOKENS:  # every point simulates this workload: refuse it once, here
+            raise serializers.ValidationError({"workload": [
+                f"{total:,} tokens (prompt + output, summed over the requests); at most {MAX_TOKENS:,}."]})
+        return attrs
+
     def validate_grid(self, grid: dict) -> dict:
         from apps.simulators.engine.engine import SimulationError
         from apps.simulators.sweeps import gpu_spec

@@ -33,9 +33,9 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from apps.simulators.engine.engine import SimulationError
+from apps.simulators.engine.engine import SimulationError, WorkLimit
 from apps.simulators.engine.metrics import SLO
-from apps.simulators.engine.simulate import Disaggregation, ServingSetup, simulate
+from apps.simulators.engine.simulate import Disaggregation, ServingSetup, check_fits, kv_blocks, simulate
 from apps.simulators.engine.workload import LengthDist, Workload, WorkloadError, WorkloadSpec, from_trace, generate
 from apps.simulators.modeling import ModelInputError, load_gpus, load_models, vllm_serve_config
 from apps.simulators.modeling.specs import GPUSpec, ModelSpec
@@ -48,8 +48,16 @@ GRID_KEYS = ("gpu", "tensor_parallel", "replicas", "max_num_seqs", "max_num_batc
 MAX_POINTS = 10_000
 MAX_ACTIVE_SWEEPS = 3
 ACTIVE = (SweepStatus.QUEUED, SweepStatus.RUNNING)
-SYNC_MAX_STEPS = 400_000
-SWEEP_MAX_STEPS = 400_000
+# Work caps. A synchronous request must answer within a second or two on a small machine, so its
+# workload is bounded up front (tokens; a lower bound on steps) and while it runs (engine steps and
+# requests scheduled one at a time, both summed over all replicas and pools). Measured on 2 busy
+# cores: a step costs 3-8 us, a request scheduled one at a time 2-5 us, so the heaviest legal request
+# answers in about a second. A sweep point runs in a worker and may use more.
+MAX_TOKENS = 4_000_000          # Σ (prompt + output) over the workload's requests
+SYNC_MAX_STEPS = 120_000
+SYNC_MAX_ENTRIES = 200_000
+SWEEP_MAX_STEPS = 600_000
+SWEEP_MAX_ENTRIES = 1_000_000
 
 
 class TooManySweeps(Exception):
@@ -132,12 +140,37 @@ SETUP_FIELDS = ("tensor_parallel", "max_num_seqs", "max_num_batched_tokens", "ch
                 "block_size", "gpu_memory_utilization", "static_batching", "weight_dtype", "kv_dtype")
 
 
-def simulation_run(*, params: dict, max_steps: int = SYNC_MAX_STEPS) -> dict:
-    """Validated request (see engine_serializers) → result dict. Raises SimulationError/WorkloadError."""
+def workload_check(*, params: dict, w: Workload, max_steps: int = SYNC_MAX_STEPS) -> None:
+    """Refuse, before simulating, a workload that is certain to exceed the work caps (SimulationError)."""
+    trace = bool(params["workload"].get("trace"))
+    total = int((w.prompt_tokens + w.output_tokens).sum())
+    if total > MAX_TOKENS:
+        raise SimulationError("workload.trace" if trace else "workload",
+                              f"{total:,} tokens (prompt + output, summed over the requests); at most "
+                              f"{MAX_TOKENS:,}: use fewer requests or shorter prompts/outputs")
+    out = w.output_tokens
+    seqs = params.get("max_num_seqs", 256)
+    steps = max(int(out.max()), -(-int(out.sum()) // seqs))  # each step emits <= max_num_seqs tokens
+    if not params.get("prefix_caching") and not params.get("static_batching"):
+        budget = params.get("max_num_batched_tokens", 8192)
+        steps = max(steps, -(-int((w.prompt_tokens + out - 1).sum()) // budget))  # <= budget tokens per step
+    if steps > max_steps:
+        raise SimulationError("workload.trace" if trace else "workload.output_tokens",
+                              f"this workload needs at least {steps:,} engine steps; at most {max_steps:,}: use "
+                              "fewer requests or shorter outputs, or larger max_num_seqs / max_num_batched_tokens")
+
+
+def simulation_run(*, params: dict, max_steps: int = SYNC_MAX_STEPS, max_entries: int = SYNC_MAX_ENTRIES) -> dict:
+    """Validated request (see engine_serializers) → result dict. Raises SimulationError/WorkloadError.
+
+    The work is capped (see MAX_TOKENS, SYNC_MAX_*): a workload bound to exceed a cap is refused before
+    simulating, one that turns out to exceed it (e.g. preemption recomputing KV) when it does."""
     model = model_spec(slug=params.get("model"), config=params.get("config"))
     gpu = gpu_spec(slug=params.get("gpu"), spec=params.get("gpu_spec"))
     setup = ServingSetup(model, gpu, **{k: params[k] for k in SETUP_FIELDS if k in params})
     w = workload_build(workload=params["workload"], seed=params.get("seed", 0))
+    check_fits(setup, w, kv_blocks(setup))  # a request that can never run is the more useful error
+    workload_check(params=params, w=w, max_steps=max_steps)
     slo = SLO(**params.get("slo", {}))
     dis = params.get("disaggregation")
     disagg = None
@@ -146,7 +179,7 @@ def simulation_run(*, params: dict, max_steps: int = SYNC_MAX_STEPS) -> dict:
         disagg = Disaggregation(dis["prefill_replicas"], dis["decode_replicas"], bw * 1e9 if bw else None,
                                 dis.get("link_latency_us", 10.0) * 1e-6)
     result = simulate(setup, w, slo=slo, replicas=params.get("replicas", 1), router=params.get("router", "round_robin"),
-                      disaggregation=disagg, max_steps=max_steps)
+                      disaggregation=disagg, limit=WorkLimit(max_steps, max_entries))
     result["model"] = {"slug": model.slug, "name": model.name}
     result["gpu"] = {"slug": gpu.slug, "name": gpu.name}
     return result
@@ -179,7 +212,7 @@ def point_params(request: dict, grid_values: dict) -> dict:
 def point_compute(request: dict, grid_values: dict) -> tuple[dict, bool]:
     params = point_params(request, grid_values)
     try:
-        r = simulation_run(params=params, max_steps=SWEEP_MAX_STEPS)
+        r = simulation_run(params=params, max_steps=SWEEP_MAX_STEPS, max_entries=SWEEP_MAX_ENTRIES)
     except (SimulationError, WorkloadError, ModelInputError) as exc:
         return {"feasible": False, "error": f"{exc.field}: {exc.message}"}, False
     slo = params.get("slo", {})

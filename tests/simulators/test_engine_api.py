@@ -96,3 +96,82 @@ def test_cluster_bad_input_names_the_field(api_client, change, field):
     r = api_client.post(CLUSTER, body(**change), format="json")
     assert r.status_code == 400
     assert field in r.json()["fields"], r.json()
+
+
+# ---- bounded work: a synchronous request always answers quickly ---------------------------------
+def heavy(**over):
+    return {"model": "llama-3.1-8b", "gpu": "h100-sxm", "seed": 0,
+            "workload": {"num_requests": 1, "arrival_rate_per_s": 1000, "prompt_tokens": 100, "output_tokens": 100},
+            **over}
+
+
+def test_too_many_tokens_is_refused_up_front_naming_the_workload(api_client):
+    from apps.simulators.sweeps import MAX_TOKENS
+
+    # 2,000 requests of 1,950 + 100 tokens = 4,100,000 tokens > 4,000,000.
+    wl = {"num_requests": 2000, "arrival_rate_per_s": 100, "prompt_tokens": 1950, "output_tokens": 100}
+    assert 2000 * 2050 > MAX_TOKENS
+    r = api_client.post(ENGINE, heavy(workload=wl), format="json")
+    assert r.status_code == 400
+    assert "workload" in r.json()["fields"]
+    assert "4,100,000 tokens" in r.json()["fields"]["workload"][0]
+
+
+def test_a_workload_needing_too_many_steps_is_refused_up_front(api_client):
+    from apps.simulators.sweeps import SYNC_MAX_STEPS
+
+    # One request of 125,000 output tokens needs 125,000 decode steps > the cap, whatever the knobs.
+    assert 125_000 > SYNC_MAX_STEPS
+    r = api_client.post(ENGINE, heavy(workload={"num_requests": 1, "arrival_rate_per_s": 1, "prompt_tokens": 10,
+                                                "output_tokens": 125_000}), format="json")
+    assert r.status_code == 400
+    assert "workload.output_tokens" in r.json()["fields"]
+    # max_num_seqs 1 serialises 2,000 requests of 70 output tokens: 140,000 steps.
+    wl = {"num_requests": 2000, "arrival_rate_per_s": 100, "prompt_tokens": 10, "output_tokens": 70}
+    r = api_client.post(CLUSTER, heavy(workload=wl, max_num_seqs=1, replicas=16), format="json")
+    assert r.status_code == 400
+    assert "140,000 engine steps" in r.json()["fields"]["workload.output_tokens"][0]
+
+
+def test_a_trace_that_is_too_long_names_the_trace(api_client):
+    r = api_client.post(ENGINE, heavy(workload={"trace": [[0, 10, 125_000]]}), format="json")
+    assert r.status_code == 400
+    assert "workload.trace" in r.json()["fields"]
+
+
+def test_work_caps_are_counted_over_all_replicas():
+    from apps.simulators.engine.engine import SimulationError
+    from apps.simulators.sweeps import simulation_run
+
+    # 8 requests 10 s apart, each alone: 1 prefill step (first token) + 99 decode steps; 4 replicas × 200 steps.
+    params = heavy(workload={"trace": [[10.0 * i, 50, 100] for i in range(8)]}, replicas=4)
+    assert simulation_run(params={**params, "replicas": 1})["steps"] == 800
+    assert simulation_run(params=params, max_steps=800)["steps"] == 800
+    with pytest.raises(SimulationError) as err:
+        simulation_run(params=params, max_steps=799)
+    assert err.value.field == "workload" and "799 engine steps" in err.value.message
+    # A 16-token budget binds with 100 requests running: steps schedule requests one at a time (3,000
+    # tokens, at most 16 a step, so >= 188 steps and well over 100 such entries; at most one per token).
+    wide = heavy(workload={"num_requests": 100, "arrival_rate_per_s": 1000, "prompt_tokens": 10,
+                           "output_tokens": 20}, max_num_batched_tokens=16)
+    assert simulation_run(params=wide, max_entries=3000)["completed"] == 100
+    with pytest.raises(SimulationError) as err:
+        simulation_run(params=wide, max_entries=100)
+    assert err.value.field == "workload" and "100 requests scheduled one at a time" in err.value.message
+
+
+@pytest.mark.parametrize("change", [
+    {"workload": {"num_requests": 1, "arrival_rate_per_s": 1, "prompt_tokens": 1000, "output_tokens": 119_000}},
+    {"max_num_seqs": 1, "workload": {"num_requests": 2000, "arrival_rate_per_s": 100, "prompt_tokens": 10,
+                                     "output_tokens": 59}},
+    {"max_num_batched_tokens": 16, "max_num_seqs": 4096,
+     "workload": {"num_requests": 2000, "arrival_rate_per_s": 1000, "prompt_tokens": 100, "output_tokens": 150}},
+])
+def test_the_heaviest_legal_requests_answer_within_two_seconds(api_client, change):
+    import time
+
+    start = time.perf_counter()
+    r = api_client.post(ENGINE, heavy(**change), format="json")
+    elapsed = time.perf_counter() - start
+    assert r.status_code in (200, 400), r.json()
+    assert elapsed < 3.0  # ~0.5 s on an idle 2-core machine; generous for a busy one

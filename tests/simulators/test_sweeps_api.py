@@ -154,3 +154,11 @@ def test_infeasible_point_is_stored_as_not_meeting_slo(learner_client):
     metrics, meets = sweeps.point_compute(sweep_body(model="llama-3.1-405b"), {"tensor_parallel": 1})
     assert metrics["feasible"] is False and "gpu" in metrics["error"]
     assert meets is False
+
+
+def test_a_sweep_over_a_too_large_workload_is_refused(learner_client):
+    wl = {"num_requests": 2000, "arrival_rate_per_s": 10, "prompt_tokens": 1950, "output_tokens": 100}
+    r = learner_client.post(URL, sweep_body(workload=wl), format="json")
+    assert r.status_code == 400
+    assert "4,100,000 tokens" in r.json()["fields"]["workload"][0]
+    assert not SweepJob.objects.exists()

@@ -27,35 +27,52 @@ def database_url() -> str:
     return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
-@pytest.fixture
-def workers(settings):
-    import redis
+def start_worker(env: dict, queue: str, i: int) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q", queue, "-n", f"w{i}-{queue}@%h",
+         "--without-heartbeat", "--without-mingle", "--without-gossip", "-l", "WARNING"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    from config.celery import app
+
+@pytest.fixture(scope="module")
+def worker_pool(django_db_setup, django_db_blocker):
+    """Two solo worker processes on a private queue, started once for the module (start-up is most of the cost)."""
+    import redis
 
     url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     try:
         redis.Redis.from_url(url, socket_connect_timeout=1).ping()
     except redis.ConnectionError:
         pytest.fail("Redis is not answering; scripts/services.sh starts it")
+    with django_db_blocker.unblock():
+        db_url = database_url()
     queue = f"sweeps-{uuid.uuid4().hex[:8]}"
-    env = {**os.environ, "DATABASE_URL": database_url(), "CELERY_BROKER_URL": url, "CELERY_RESULT_BACKEND": url,
+    env = {**os.environ, "DATABASE_URL": db_url, "CELERY_BROKER_URL": url, "CELERY_RESULT_BACKEND": url,
            "CELERY_TASK_DEFAULT_QUEUE": queue, "CELERY_TASK_ALWAYS_EAGER": "false"}
-    procs = [subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q", queue, "-n", f"w{i}-{queue}@%h",
-         "--without-heartbeat", "--without-mingle", "--without-gossip", "-l", "WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(2)]
-    settings.SWEEPS_QUEUE = queue
+    pool = {"url": url, "queue": queue, "env": env, "procs": [start_worker(env, queue, i) for i in range(2)]}
+    yield pool
+    for p in pool["procs"]:  # the queue is private to this module: unfinished chunks can be dropped
+        if p.poll() is None:
+            p.kill()
+        p.wait(timeout=10)
+
+
+@pytest.fixture
+def workers(settings, worker_pool):
+    from config.celery import app
+
+    procs = worker_pool["procs"]
+    for i, p in enumerate(procs):  # a test killed one: start a fresh one in its place
+        if p.poll() is not None:
+            procs[i] = start_worker(worker_pool["env"], worker_pool["queue"], i)
+    url = worker_pool["url"]
+    settings.SWEEPS_QUEUE = worker_pool["queue"]
     settings.CELERY_BROKER_URL = url
     settings.CELERY_TASK_ALWAYS_EAGER = False
     old = (app.conf.broker_url, app.conf.task_always_eager)
     app.conf.broker_url, app.conf.task_always_eager = url, False
     yield procs
     app.conf.broker_url, app.conf.task_always_eager = old
-    for p in procs:  # the queue is private to this test: unfinished chunks can be dropped
-        if p.poll() is None:
-            p.kill()
-        p.wait(timeout=10)
 
 
 def body(num_requests: int, seqs: list[int]) -> dict:

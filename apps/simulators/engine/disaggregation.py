@@ -44,12 +44,14 @@ def run_disaggregated(
     link_bandwidth_bytes_per_s: float,
     link_latency_s: float,
     max_steps: int = 5_000_000,
+    **engine_kwargs,
 ) -> DisaggResult:
     n = len(workload)
     keys = np.arange(n)
     pre_w = Workload(workload.arrival_s, workload.prompt_tokens, np.ones(n, np.int64),
                      workload.prefix_id, workload.prefix_tokens)
-    pre, _ = run_replicas(pre_w, config, step_cost, replicas=prefill_replicas, router=router, max_steps=max_steps)
+    pre, _ = run_replicas(pre_w, config, step_cost, replicas=prefill_replicas, router=router, max_steps=max_steps,
+                          **engine_kwargs)
     first_t = np.full(n, np.nan)
     for e in pre:
         idx = np.asarray(e.pending, np.int64)
@@ -63,7 +65,8 @@ def run_disaggregated(
                          np.full(need.size, -1, np.int64), np.zeros(need.size, np.int64))
         dec, _ = run_replicas(dec_w, config, step_cost, replicas=decode_replicas, router="least_outstanding",
                               max_steps=max_steps, request_keys=keys[need],
-                              initial_computed=workload.prompt_tokens[need], initial_generated=np.ones(need.size))
+                              initial_computed=workload.prompt_tokens[need], initial_generated=np.ones(need.size),
+                              **engine_kwargs)
         for e in dec:
             idx = np.asarray(e.pending, np.int64)
             finish_t[need[idx]] = e.finish_t[idx]

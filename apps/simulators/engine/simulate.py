@@ -20,7 +20,7 @@ from ..modeling.specs import GPUSpec, ModelSpec
 from .cluster import ROUTERS, run_replicas
 from .costs import roofline_step_cost
 from .disaggregation import run_disaggregated
-from .engine import SimulationError
+from .engine import SimulationError, WorkLimit
 from .metrics import SLO, engine_stats, invariants, request_summary, series
 from .scheduler import SchedulerConfig
 from .workload import Workload
@@ -72,7 +72,7 @@ def kv_blocks(setup: ServingSetup) -> int:
     return blocks
 
 
-def _check_fits(setup: ServingSetup, workload: Workload, blocks: int) -> None:
+def check_fits(setup: ServingSetup, workload: Workload, blocks: int) -> None:
     longest = int((workload.prompt_tokens + workload.output_tokens).max())
     if longest > setup.model.max_position_embeddings:
         raise SimulationError("workload.prompt_tokens", f"a request of {longest:,} tokens exceeds {setup.model.name}'s "
@@ -94,11 +94,13 @@ def simulate(
     router: str = "round_robin",
     disaggregation: Disaggregation | None = None,
     max_steps: int = 5_000_000,
+    limit: WorkLimit | None = None,
 ) -> dict:
+    """`limit` caps the work of the whole simulation (all engines together); `max_steps` each engine's steps."""
     if router not in ROUTERS:
         raise SimulationError("router", f"must be one of {', '.join(ROUTERS)}")
     blocks = kv_blocks(setup)
-    _check_fits(setup, workload, blocks)
+    check_fits(setup, workload, blocks)
     cfg = SchedulerConfig(setup.max_num_seqs, setup.max_num_batched_tokens, setup.chunked_prefill,
                           setup.prefix_caching, setup.block_size, blocks, setup.static_batching)
     cost = roofline_step_cost(setup.model, setup.gpu, tp=setup.tensor_parallel, weight_dtype=setup.weight_dtype,
@@ -107,7 +109,8 @@ def simulate(
     transfer_area = 0.0
     pools: dict[str, list] = {}
     if disaggregation is None:
-        engines, _ = run_replicas(w, cfg, cost, replicas=replicas, router=router, max_steps=max_steps)
+        engines, _ = run_replicas(w, cfg, cost, replicas=replicas, router=router, max_steps=max_steps,
+                                     limit=limit)
         first_t = np.full(len(w), np.nan)
         finish_t = np.full(len(w), np.nan)
         for e in engines:
@@ -120,7 +123,7 @@ def simulate(
         res = run_disaggregated(w, cfg, cost, prefill_replicas=d.prefill_replicas,
                                 decode_replicas=d.decode_replicas, router=router,
                                 kv_bytes_per_token=kv_bytes_per_token(setup), link_bandwidth_bytes_per_s=bw,
-                                link_latency_s=d.link_latency_s, max_steps=max_steps)
+                                link_latency_s=d.link_latency_s, max_steps=max_steps, limit=limit)
         engines = res.prefill + res.decode
         pools = {"prefill": res.prefill, "decode": res.decode}
         first_t, finish_t = res.first_t, res.finish_t
