@@ -177,9 +177,10 @@ CONTENT_SECURITY_POLICY = {
 }
 
 REST_FRAMEWORK = {
+    # Token first: its WWW-Authenticate challenge makes "not signed in" a 401 (Session alone gives 403).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
@@ -212,7 +213,14 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
-    "ENUM_NAME_OVERRIDES": {"QuestionKindEnum": "apps.quiz.models.Kind"},
+    "ENUM_NAME_OVERRIDES": {
+        "QuestionKindEnum": "apps.quiz.models.Kind",
+        "ContentStatusEnum": "apps.core.models.Status",
+        "ProgressStatusEnum": "apps.courses.models.ProgressStatus",
+        "SweepStatusEnum": "apps.simulators.models.SweepStatus",
+        "AttentionEnum": "apps.simulators.models.Attention",
+        "CardStateEnum": [(state, state) for state in (0, 1, 2, 3)],  # apps.flashcards.models.CardState values
+    },
 }
 
 # Celery. With REDIS_URL/CELERY_BROKER_URL a real Redis broker; otherwise Celery's filesystem
@@ -238,6 +246,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# Sweeps: a job with no heartbeat for this long is failed (a lost worker); optional dedicated queue.
+SWEEP_WATCHDOG_TIMEOUT_S = int(os.environ.get("SWEEP_WATCHDOG_TIMEOUT_S", "600"))
+SWEEPS_QUEUE = os.environ.get("SWEEPS_QUEUE") or None
 
 LOGGING = {
     "version": 1,

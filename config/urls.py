@@ -7,6 +7,7 @@ from apps.core.errors import api_or_html_handler
 
 api_v1 = [
     path("health/", core_views.health, name="health"),
+    path("ping/", core_views.ping, name="ping"),
     path("auth/", include("apps.accounts.urls")),
     path("", include("apps.courses.urls")),
     path("", include("apps.glossary.urls")),

@@ -2,8 +2,9 @@
 
 import logging
 
-from django.core.exceptions import PermissionDenied
-from django.db import InterfaceError, OperationalError
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.db import DataError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -49,6 +50,11 @@ def error_body(code: str, detail: str, fields: dict | None = None) -> dict:
 def api_exception_handler(exc, context):
     if isinstance(exc, (OperationalError, InterfaceError)):
         return database_unavailable_response()
+    if isinstance(exc, DataError):  # e.g. a NUL character in a URL slug: bad input, not a server fault
+        return json_error("bad_request", "The request holds a value that cannot be stored or looked up.", 400)
+    if isinstance(exc, RequestDataTooBig):  # DRF reads request.body, where Django enforces the size limit
+        limit = f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes"
+        return json_error("payload_too_large", f"Request body too large (at most {limit}).", 413)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):

@@ -1,4 +1,4 @@
-"""JSON parser that refuses pathological bodies (deep nesting, non-finite numbers) with a 400."""
+"""JSON parser that refuses pathological bodies (deep nesting, non-finite numbers, unstorable strings) with a 400."""
 
 import json
 
@@ -9,11 +9,25 @@ from rest_framework.parsers import JSONParser
 MAX_JSON_DEPTH = 32
 
 
+def _check_string(text: str) -> None:
+    # Legal JSON, but PostgreSQL cannot store NUL and UTF-8 cannot encode a lone surrogate ("\ud800").
+    if "\x00" in text:
+        raise ParseError("JSON strings may not contain NUL (\\u0000) characters.")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ParseError("JSON strings may not contain unpaired surrogates.") from exc
+
+
 def _check_depth(value, depth: int = 0) -> None:
+    """Refuses nesting deeper than MAX_JSON_DEPTH and strings (values or keys) that cannot be stored."""
     if depth > MAX_JSON_DEPTH:
         raise ParseError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels.")
-    if isinstance(value, dict):
-        for item in value.values():
+    if isinstance(value, str):
+        _check_string(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_string(key)
             _check_depth(item, depth + 1)
     elif isinstance(value, list):
         for item in value:

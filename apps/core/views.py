@@ -1,6 +1,7 @@
 from django.conf import settings
-from django.http import FileResponse, HttpResponse
+from django.http import FileResponse, HttpResponse, JsonResponse
 from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_GET
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.decorators import api_view, authentication_classes, permission_classes, throttle_classes
@@ -24,6 +25,12 @@ def health(request):
     database = database_status()
     body = {"status": "ok" if database == "ok" else "degraded", "database": database, "broker": broker_status()}
     return Response(body, status=200 if database == "ok" else 503)
+
+
+@require_GET
+def ping(request):
+    """The cheapest possible answer (plain Django: no DRF, database, auth or throttle): the load-test ceiling."""
+    return JsonResponse({"ok": True})
 
 
 @ensure_csrf_cookie

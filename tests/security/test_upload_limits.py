@@ -1,0 +1,51 @@
+"""Size limits on uploads and imports: flashcards import (20 MB), engine traces (2,000 rows / the body limit)."""
+
+import json
+
+import pytest
+from django.conf import settings
+
+pytestmark = pytest.mark.django_db
+
+
+def test_flashcards_import_over_the_limit_is_refused(learner_client):
+    from apps.flashcards.views import ImportParser
+
+    padding = "x" * (ImportParser.MAX_BYTES + 16)
+    body = b'{"format": "llmkit-flashcards", "version": 1, "cards": [], "pad": "' + padding.encode() + b'"}'
+    response = learner_client.generic("POST", "/api/v1/flashcards/import/", body, content_type="application/json")
+    assert response.status_code in (400, 413)
+    assert "too large" in response.json()["detail"].lower()
+
+
+def test_flashcards_import_with_too_many_cards_names_the_field(learner_client):
+    body = {"format": "x", "version": 1, "cards": [{}] * 20_001}
+    response = learner_client.post("/api/v1/flashcards/import/", body, format="json")
+    assert response.status_code == 400
+    assert "cards" in response.json()["fields"] or "cards.0.state" in response.json()["fields"]
+
+
+def engine_body(trace) -> dict:
+    return {"model": "llama-3.1-8b", "gpu": "h100-sxm", "workload": {"trace": trace}}
+
+
+def test_engine_trace_over_the_row_limit_is_400(api_client):
+    trace = [[i * 0.01, 100, 10] for i in range(2001)]
+    response = api_client.post("/api/v1/simulators/engine/", engine_body(trace), format="json")
+    assert response.status_code == 400
+    assert "workload.trace" in response.json()["fields"]
+
+
+def test_engine_trace_over_the_body_limit_is_400(api_client):
+    row = [0.0, 100, 10, "p" * 1000]
+    trace = [row] * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 1000 + 10)
+    raw = json.dumps(engine_body(trace)).encode()
+    assert len(raw) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    response = api_client.generic("POST", "/api/v1/simulators/engine/", raw, content_type="application/json")
+    assert response.status_code in (400, 413)
+
+
+def test_engine_trace_with_huge_values_names_the_row(api_client):
+    response = api_client.post("/api/v1/simulators/engine/", engine_body([[0.0, 10**12, 10]]), format="json")
+    assert response.status_code == 400
+    assert any(name.startswith("workload.trace") for name in response.json()["fields"])
