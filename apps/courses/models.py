@@ -45,6 +45,18 @@ class Chapter(ContentModel):
     def get_absolute_url(self) -> str:
         return f"/learn/{self.slug}"
 
+    def clean(self) -> None:
+        """Body and summary render as Markdown within the size limit; objectives, key numbers and simulator
+        names are well formed. Links (prerequisites, glossary) are checked where they are set: see
+        apps.courses.validation.prerequisite_cycle."""
+        from django.core.exceptions import ValidationError
+
+        from apps.courses.validation import chapter_errors
+
+        errors = chapter_errors(self)
+        if errors:
+            raise ValidationError(errors)
+
 
 class ProgressStatus(models.TextChoices):
     READING = "reading", "Reading"

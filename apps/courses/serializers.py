@@ -171,3 +171,66 @@ class SearchResponseSerializer(serializers.Serializer):
     query = serializers.CharField()
     corrected = serializers.CharField(allow_null=True, help_text="The query after typo correction, if changed")
     results = SearchResultSerializer(many=True)
+
+
+# --- authoring (authors and superusers; field names as in the fixture front matter) -------------------------
+
+
+class KeyNumberWriteSerializer(serializers.Serializer):
+    label = serializers.CharField(max_length=300)
+    value = serializers.CharField(max_length=100)
+    unit = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    source = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+
+
+def slug_list(help_text: str, max_length: int = 200) -> serializers.ListField:
+    return serializers.ListField(child=serializers.SlugField(max_length=120), required=False, max_length=max_length,
+                                 help_text=help_text)
+
+
+class ContentStatusField(serializers.ChoiceField):
+    def __init__(self, **kwargs):
+        from apps.core.models import Status
+
+        kwargs.setdefault("help_text", "draft (authors only) or published; new items default to draft")
+        super().__init__(choices=Status.choices, required=False, **kwargs)
+
+
+class ChapterWriteSerializer(serializers.Serializer):
+    """A chapter as authored: the front matter fields of fixtures/chapters/<part>/<NN>-<slug>.md plus `body`."""
+
+    slug = serializers.SlugField(max_length=120)
+    title = serializers.CharField(max_length=200)
+    part = serializers.SlugField(max_length=120, help_text="Part slug")
+    order = serializers.IntegerField(min_value=1, max_value=10_000, help_text="Position within the part (unique)")
+    summary = serializers.CharField(max_length=5000)
+    minutes = serializers.IntegerField(min_value=1, max_value=600, required=False)
+    level = serializers.ChoiceField(choices=Level.choices, required=False)
+    objectives = serializers.ListField(child=serializers.CharField(max_length=500), required=False, max_length=30)
+    key_numbers = KeyNumberWriteSerializer(many=True, required=False, max_length=30)
+    body = serializers.CharField(trim_whitespace=False, help_text="Markdown, at most 200 KB")
+    prerequisites = slug_list("Chapter slugs read first (no cycles)")
+    simulators = serializers.ListField(child=serializers.CharField(max_length=40), required=False, max_length=20,
+                                       help_text="Simulator names, e.g. kv-cache")
+    glossary = slug_list("Glossary term slugs the chapter uses")
+    status = ContentStatusField()
+
+
+class ChapterAuthoringSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+    part = serializers.SlugField()
+    order = serializers.IntegerField()
+    summary = serializers.CharField()
+    minutes = serializers.IntegerField()
+    level = serializers.CharField()
+    objectives = serializers.ListField(child=serializers.CharField())
+    key_numbers = KeyNumberSerializer(many=True)
+    body = serializers.CharField()
+    body_html = serializers.CharField()
+    prerequisites = serializers.ListField(child=serializers.SlugField())
+    simulators = serializers.ListField(child=serializers.CharField())
+    glossary = serializers.ListField(child=serializers.SlugField())
+    status = serializers.CharField()
+    updated_at = serializers.DateTimeField()
+    warnings = serializers.ListField(child=serializers.CharField(), help_text="Allowed but suspicious")

@@ -189,3 +189,113 @@ def progress_merge(*, user, chapters: dict[str, str]) -> MergeResult:
             unchanged.append(slug)
     unknown = sorted(slug for slug in chapters if slug not in known)
     return MergeResult(merged=merged, unchanged=unchanged, unknown=unknown)
+
+
+# --- authoring ---------------------------------------------------------------------------------------------
+
+CHAPTER_FIELDS = ("slug", "title", "order", "summary", "minutes", "level", "objectives", "key_numbers", "body",
+                  "simulators", "status")
+
+
+def _link_errors(errors: dict, field: str, model, slugs: list[str], noun: str) -> list:
+    from apps.core.validation import unknown_slugs
+
+    missing = unknown_slugs(model, slugs)
+    if missing:
+        names = ", ".join(f"'{slug}'" for slug in missing)
+        errors[field] = [f"unknown {noun}{'s' if len(missing) > 1 else ''}: {names}"]
+        return []
+    by_slug = {row.slug: row for row in model.objects.filter(slug__in=slugs)}
+    return [by_slug[slug] for slug in dict.fromkeys(slugs)]
+
+
+@transaction.atomic
+def chapter_write(*, chapter: Chapter | None, data: dict) -> Chapter:
+    """Creates (``chapter`` None) or updates a chapter from authoring fields (fixture names), validated as a whole:
+    known part and links, no prerequisite cycle, unique slug and (part, order), Markdown that renders; then the
+    body is re-rendered with the glossary marked."""
+    from rest_framework.exceptions import ValidationError
+
+    from apps.core.models import Status
+    from apps.core.validation import clean_or_400
+    from apps.courses.validation import prerequisite_cycle
+    from apps.glossary.models import Term
+
+    creating = chapter is None
+    previous_slug = None if creating else chapter.slug
+    chapter = Chapter(status=Status.DRAFT) if creating else chapter
+    for name in CHAPTER_FIELDS:
+        if name in data:
+            setattr(chapter, name, data[name])
+    errors: dict[str, list[str]] = {}
+    if "part" in data:
+        part = Part.objects.filter(slug=data["part"]).first()
+        if part is None:
+            errors["part"] = [f"unknown part: '{data['part']}'"]
+        else:
+            chapter.part = part
+    if "prerequisites" in data:
+        prerequisite_slugs = list(data["prerequisites"])
+    else:
+        prerequisite_slugs = [] if creating else list(chapter.prerequisites.values_list("slug", flat=True))
+    prerequisites = _link_errors(errors, "prerequisites", Chapter, [s for s in prerequisite_slugs if s != previous_slug],
+                                 "chapter")
+    if chapter.slug in prerequisite_slugs or (previous_slug and previous_slug in prerequisite_slugs):
+        errors["prerequisites"] = [f"a chapter cannot be its own prerequisite ('{chapter.slug}')"]
+    terms = _link_errors(errors, "glossary", Term, list(data.get("glossary", [])), "glossary term")
+    if "prerequisites" not in errors:
+        cycle = prerequisite_cycle(chapter.slug, prerequisite_slugs, previous_slug)
+        if cycle:
+            errors["prerequisites"] = ["prerequisites form a cycle: " + " -> ".join(cycle)]
+    if chapter.part_id is not None and "order" not in errors:
+        taken = Chapter.objects.filter(part_id=chapter.part_id, order=chapter.order).exclude(pk=chapter.pk).first()
+        if taken is not None:
+            errors["order"] = [f"position {chapter.order} of part '{chapter.part.slug}' is taken by '{taken.slug}'"]
+    if errors:
+        raise ValidationError(errors)
+    clean_or_400(chapter, exclude=["objectives", "key_numbers"])
+    chapter.body_html = render_chapter_body(chapter.body, glossary_entries())
+    chapter.save()
+    if creating or "prerequisites" in data:
+        chapter.prerequisites.set(prerequisites)
+    if creating or "glossary" in data:
+        chapter.glossary_terms.set(terms)
+    return chapter
+
+
+def chapter_authoring(chapter: Chapter, warnings: list[str] | None = None) -> dict:
+    return {
+        **{name: getattr(chapter, name) for name in CHAPTER_FIELDS},
+        "part": chapter.part.slug,
+        "body_html": chapter.body_html,
+        "prerequisites": sorted(chapter.prerequisites.values_list("slug", flat=True)),
+        "glossary": sorted(chapter.glossary_terms.values_list("slug", flat=True)),
+        "updated_at": chapter.updated_at,
+        "warnings": warnings or [],
+    }
+
+
+def chapter_for_authoring(slug: str) -> Chapter:
+    return get_object_or_404(Chapter.objects.select_related("part"), slug=slug)
+
+
+def chapter_delete(chapter: Chapter) -> None:
+    chapter.delete()
+
+
+def rerender_chapters_mentioning(names: list[str]) -> int:
+    """Re-renders the bodies that mention any of ``names`` (after a glossary change); returns how many changed."""
+    wanted = [name.lower() for name in names if name and len(name) >= 2]
+    if not wanted:
+        return 0
+    entries = glossary_entries()
+    changed = 0
+    for chapter in Chapter.objects.only("pk", "body", "body_html"):
+        body = chapter.body.lower()
+        if not any(name in body for name in wanted):
+            continue
+        rendered = render_chapter_body(chapter.body, entries)
+        if rendered != chapter.body_html:
+            Chapter.objects.filter(pk=chapter.pk).update(body_html=rendered)
+            changed += 1
+    return changed

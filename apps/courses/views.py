@@ -1,12 +1,13 @@
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics
+from rest_framework import generics, status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.permissions import IsAuthorOrReadOnly
 from apps.courses import search as search_module
 from apps.courses import serializers as s
 from apps.courses import services
@@ -27,9 +28,22 @@ class PartListApi(APIView):
         return Response(s.PartSerializer(services.part_list(user=request.user), many=True).data)
 
 
+AUTHORING_RESPONSES = {400: None, 401: None, 403: None}
+
+
 class ChapterListApi(generics.ListAPIView):
+    """Chapters in curriculum order (learners: published only; authors also drafts). POST: authors create one."""
+
     serializer_class = s.ChapterListSerializer
     filterset_class = ChapterFilter
+    permission_classes = [IsAuthorOrReadOnly]
+
+    @extend_schema(request=s.ChapterWriteSerializer, responses={201: s.ChapterAuthoringSerializer, **AUTHORING_RESPONSES})
+    def post(self, request):
+        data = s.ChapterWriteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        chapter = services.chapter_write(chapter=None, data=data.validated_data)
+        return Response(s.ChapterAuthoringSerializer(services.chapter_authoring(chapter)).data, status=status.HTTP_201_CREATED)
 
     def get_queryset(self):
         return services.chapter_queryset(self.request.user).order_by("part__order", "order")
@@ -66,10 +80,29 @@ def _chapter_detail(user, chapter: Chapter) -> dict:
 
 
 class ChapterDetailApi(APIView):
+    """GET: the reader's view (a draft is a 404 except to authors, who preview it exactly as learners will see it).
+    PATCH / DELETE: authors only."""
+
+    permission_classes = [IsAuthorOrReadOnly]
+
     @extend_schema(responses={200: s.ChapterDetailSerializer})
     def get(self, request, slug: str):
         chapter = services.chapter_get(user=request.user, slug=slug)
         return Response(s.ChapterDetailSerializer(_chapter_detail(request.user, chapter)).data)
+
+    @extend_schema(request=s.ChapterWriteSerializer(partial=True),
+                   responses={200: s.ChapterAuthoringSerializer, 404: None, **AUTHORING_RESPONSES})
+    def patch(self, request, slug: str):
+        chapter = services.chapter_for_authoring(slug)
+        data = s.ChapterWriteSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        chapter = services.chapter_write(chapter=chapter, data=data.validated_data)
+        return Response(s.ChapterAuthoringSerializer(services.chapter_authoring(chapter)).data)
+
+    @extend_schema(responses={204: None, 401: None, 403: None, 404: None})
+    def delete(self, request, slug: str):
+        services.chapter_delete(services.chapter_for_authoring(slug))
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class ChapterProgressApi(SignedInOnly, APIView):

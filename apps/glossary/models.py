@@ -19,3 +19,24 @@ class Term(ContentModel):
 
     def get_absolute_url(self) -> str:
         return f"/glossary/{self.slug}"
+
+    def clean(self) -> None:
+        """Aliases are non-empty strings, the explanation renders as Markdown, simulator names exist."""
+        from django.core.exceptions import ValidationError
+
+        from apps.core.validation import markdown_error, string_list_error
+        from apps.courses.validation import simulator_errors
+
+        errors: dict[str, list[str]] = {}
+        problem = string_list_error(self.aliases)
+        if problem:
+            errors["aliases"] = [f"aliases {problem}"]
+        problem = markdown_error(self.explanation)
+        if problem:
+            errors["explanation"] = [f"explanation {problem}"]
+        if isinstance(self.definition, str) and len(self.definition) > 2000:
+            errors["definition"] = ["a definition is one sentence (at most 2,000 characters)"]
+        if simulator_errors(self.simulators):
+            errors["simulators"] = simulator_errors(self.simulators)
+        if errors:
+            raise ValidationError(errors)

@@ -1,6 +1,12 @@
 from rest_framework import serializers
 
-from apps.courses.serializers import ChapterLinkSerializer, SimulatorLinkSerializer, TermRefSerializer
+from apps.courses.serializers import (
+    ChapterLinkSerializer,
+    ContentStatusField,
+    SimulatorLinkSerializer,
+    TermRefSerializer,
+    slug_list,
+)
 from apps.glossary.models import Term
 
 
@@ -23,3 +29,31 @@ class TermDetailSerializer(serializers.Serializer):
     related = TermRefSerializer(many=True)
     chapters = ChapterLinkSerializer(many=True)
     simulators = SimulatorLinkSerializer(many=True)
+
+
+class TermWriteSerializer(serializers.Serializer):
+    """A glossary term as authored: the fields of a fixtures/glossary/*.yaml entry."""
+
+    slug = serializers.SlugField(max_length=120)
+    term = serializers.CharField(max_length=200)
+    aliases = serializers.ListField(child=serializers.CharField(max_length=200), required=False, max_length=30)
+    definition = serializers.CharField(max_length=2000)
+    explanation = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False, help_text="Markdown")
+    related = slug_list("Other glossary term slugs")
+    chapters = slug_list("Chapter slugs where the term is introduced or used")
+    simulators = serializers.ListField(child=serializers.CharField(max_length=40), required=False, max_length=20)
+    status = ContentStatusField()
+
+
+class TermAuthoringSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    term = serializers.CharField()
+    aliases = serializers.ListField(child=serializers.CharField())
+    definition = serializers.CharField()
+    explanation = serializers.CharField(allow_blank=True)
+    related = serializers.ListField(child=serializers.SlugField())
+    chapters = serializers.ListField(child=serializers.SlugField())
+    simulators = serializers.ListField(child=serializers.CharField())
+    status = serializers.CharField()
+    updated_at = serializers.DateTimeField()
+    warnings = serializers.ListField(child=serializers.CharField())

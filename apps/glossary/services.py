@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.db.models import Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
@@ -41,3 +42,70 @@ def term_detail(term: Term) -> dict:
         "chapters": [{"slug": chapter.slug, "title": chapter.title} for chapter in term.chapters.all()],
         "simulators": [{"name": name, "url": f"/lab/{name}"} for name in term.simulators],
     }
+
+
+# --- authoring ---------------------------------------------------------------------------------------------
+
+TERM_FIELDS = ("slug", "term", "aliases", "definition", "explanation", "simulators", "status")
+
+
+@transaction.atomic
+def term_write(*, term: Term | None, data: dict) -> Term:
+    """Creates (``term`` None) or updates a term from authoring fields; links must resolve; chapters that mention
+    the term (by its old or new names) are re-rendered so their hover definitions follow."""
+    from rest_framework.exceptions import ValidationError
+
+    from apps.core.models import Status
+    from apps.core.validation import clean_or_400
+    from apps.courses.models import Chapter
+    from apps.courses.services import _link_errors, rerender_chapters_mentioning
+
+    creating = term is None
+    old_names = [] if creating else [term.term, *term.aliases]
+    old_view = None if creating else (term.slug, term.term, list(term.aliases), term.definition, term.status)
+    term = Term(status=Status.DRAFT) if creating else term
+    for name in TERM_FIELDS:
+        if name in data:
+            setattr(term, name, data[name])
+    errors: dict[str, list[str]] = {}
+    related_slugs = list(data.get("related", []))
+    if term.slug in related_slugs or (old_view and old_view[0] in related_slugs):
+        errors["related"] = [f"a term cannot be related to itself ('{term.slug}')"]
+        related = []
+    else:
+        related = _link_errors(errors, "related", Term, related_slugs, "glossary term")
+    chapters = _link_errors(errors, "chapters", Chapter, list(data.get("chapters", [])), "chapter")
+    if errors:
+        raise ValidationError(errors)
+    clean_or_400(term)
+    term.save()
+    if creating or "related" in data:
+        term.related.set(related)
+    if creating or "chapters" in data:
+        term.chapters.set(chapters)
+    if old_view != (term.slug, term.term, list(term.aliases), term.definition, term.status):
+        rerender_chapters_mentioning([*old_names, term.term, *term.aliases])
+    return term
+
+
+def term_authoring(term: Term, warnings: list[str] | None = None) -> dict:
+    return {
+        **{name: getattr(term, name) for name in TERM_FIELDS},
+        "related": sorted(term.related.values_list("slug", flat=True)),
+        "chapters": sorted(term.chapters.values_list("slug", flat=True)),
+        "updated_at": term.updated_at,
+        "warnings": warnings or [],
+    }
+
+
+def term_for_authoring(slug: str) -> Term:
+    return get_object_or_404(Term, slug=slug)
+
+
+@transaction.atomic
+def term_delete(term: Term) -> None:
+    from apps.courses.services import rerender_chapters_mentioning
+
+    names = [term.term, *term.aliases]
+    term.delete()
+    rerender_chapters_mentioning(names)

@@ -1,11 +1,20 @@
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics
+from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.permissions import IsAuthorOrReadOnly
 from apps.glossary import services
-from apps.glossary.serializers import TermDetailSerializer, TermListSerializer, TermQuerySerializer
+from apps.glossary.serializers import (
+    TermAuthoringSerializer,
+    TermDetailSerializer,
+    TermListSerializer,
+    TermQuerySerializer,
+    TermWriteSerializer,
+)
+
+AUTHORING_RESPONSES = {400: None, 401: None, 403: None}
 
 
 @extend_schema(
@@ -16,15 +25,41 @@ class TermListApi(generics.ListAPIView):
 
     serializer_class = TermListSerializer
     filter_backends = []
+    permission_classes = [IsAuthorOrReadOnly]
 
     def get_queryset(self):
         query = TermQuerySerializer(data=self.request.query_params)
         query.is_valid(raise_exception=True)
         return services.term_list(user=self.request.user, q=query.validated_data.get("q", ""))
 
+    @extend_schema(parameters=[], request=TermWriteSerializer, responses={201: TermAuthoringSerializer, **AUTHORING_RESPONSES})
+    def post(self, request):
+        """Authors create a term (a draft unless `status` says published)."""
+        data = TermWriteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        term = services.term_write(term=None, data=data.validated_data)
+        return Response(TermAuthoringSerializer(services.term_authoring(term)).data, status=status.HTTP_201_CREATED)
+
 
 class TermDetailApi(APIView):
+    """GET: the term (drafts are a 404 except to authors). PATCH / DELETE: authors only."""
+
+    permission_classes = [IsAuthorOrReadOnly]
+
     @extend_schema(responses={200: TermDetailSerializer})
     def get(self, request, slug: str):
         term = services.term_get(user=request.user, slug=slug)
         return Response(TermDetailSerializer(services.term_detail(term)).data)
+
+    @extend_schema(request=TermWriteSerializer, responses={200: TermAuthoringSerializer, 404: None, **AUTHORING_RESPONSES})
+    def patch(self, request, slug: str):
+        term = services.term_for_authoring(slug)
+        data = TermWriteSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        term = services.term_write(term=term, data=data.validated_data)
+        return Response(TermAuthoringSerializer(services.term_authoring(term)).data)
+
+    @extend_schema(responses={204: None, 401: None, 403: None, 404: None})
+    def delete(self, request, slug: str):
+        services.term_delete(services.term_for_authoring(slug))
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -46,6 +46,35 @@ class Question(ContentModel):
     class Meta:
         ordering = ["id"]
 
+    def clean(self) -> None:
+        """The answer key fits the kind (normalized in place; a changed key bumps key_version), prompt and answer
+        render as Markdown. Key errors are reported on ``key`` and name the part, e.g. ``numeric.tolerance: ...``."""
+        from django.core.exceptions import ValidationError
+
+        from apps.core.validation import has_nul, markdown_error
+        from apps.quiz.keys import KeyError_, validate_key
+
+        errors: dict[str, list[str]] = {}
+        for name in ("prompt", "answer"):
+            problem = markdown_error(getattr(self, name))
+            if problem:
+                errors[name] = [f"{name} {problem}"]
+        if self.kind in Kind.values:
+            try:
+                self.key = validate_key(self.kind, self.key)
+            except KeyError_ as exc:
+                errors["key"] = [f"{exc.field}: {exc}"]
+            else:
+                if has_nul(self.key):
+                    errors["key"] = ["the answer key must not contain NUL characters"]
+        if errors:
+            raise ValidationError(errors)
+        if self.pk is not None:
+            old = type(self).objects.filter(pk=self.pk).values_list("kind", "key", "key_version").first()
+            if old is not None and (old[0], old[1]) != (self.kind, self.key):
+                # What learners were graded against changed: reviews and sessions see a new version.
+                self.key_version = old[2] + 1
+
 
 class NumberToMemorize(ContentModel):
     label = models.CharField(max_length=200)

@@ -3,6 +3,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.core.models import Status as ContentStatus
 from apps.courses.models import Level
 from apps.quiz import services
 from apps.quiz.models import (
@@ -227,3 +228,54 @@ class NumberSerializer(serializers.ModelSerializer):
     class Meta:
         model = NumberToMemorize
         fields = ["slug", "label", "value", "unit", "source", "derivation", "chapters"]
+
+
+# --- authoring (authors and superusers; field names as in fixtures/questions/*.yaml) ----------------------
+
+
+class QuestionWriteSerializer(serializers.Serializer):
+    """A question as authored. The answer key is given in the kind's own fields: options (single/multiple choice),
+    numeric {value, unit, tolerance, tolerance_mode} (numeric), items (ordering: strings in the right order;
+    categorize: {text, bin}), bins (categorize), pairs {left, right} (matching); open questions have none."""
+
+    slug = serializers.SlugField(max_length=120)
+    kind = serializers.ChoiceField(choices=Kind.choices)
+    level = serializers.ChoiceField(choices=Level.choices)
+    topics = serializers.ListField(child=serializers.CharField(max_length=80), required=False, max_length=20,
+                                   help_text="Lowercase-hyphenated topic tags")
+    chapters = serializers.ListField(child=serializers.SlugField(max_length=120), required=False, max_length=50,
+                                     help_text="Chapter slugs (at least one)")
+    glossary = serializers.ListField(child=serializers.SlugField(max_length=120), required=False, max_length=100,
+                                     help_text="Glossary term slugs")
+    prompt = serializers.CharField(trim_whitespace=False, help_text="Markdown")
+    answer = serializers.CharField(trim_whitespace=False, help_text="Model answer and explanation (Markdown)")
+    options = serializers.ListField(child=serializers.DictField(), required=False, max_length=20,
+                                    help_text="[{text, correct, why?}]")
+    numeric = serializers.DictField(required=False, help_text="{value, unit, tolerance, tolerance_mode}")
+    items = serializers.ListField(child=serializers.JSONField(), required=False, max_length=50)
+    bins = serializers.ListField(child=serializers.CharField(max_length=200), required=False, max_length=20)
+    pairs = serializers.ListField(child=serializers.DictField(), required=False, max_length=50,
+                                  help_text="[{left, right}]")
+    status = serializers.ChoiceField(choices=ContentStatus.choices, required=False,
+                                     help_text="draft (authors only) or published; new items default to draft")
+
+
+class QuestionAuthoringSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    slug = serializers.SlugField()
+    kind = serializers.CharField()
+    level = serializers.CharField()
+    topics = serializers.ListField(child=serializers.CharField())
+    chapters = serializers.ListField(child=serializers.SlugField())
+    glossary = serializers.ListField(child=serializers.SlugField())
+    prompt = serializers.CharField()
+    answer = serializers.CharField()
+    options = serializers.ListField(child=serializers.DictField(), required=False)
+    numeric = serializers.DictField(required=False)
+    items = serializers.ListField(child=serializers.JSONField(), required=False)
+    bins = serializers.ListField(child=serializers.CharField(), required=False)
+    pairs = serializers.ListField(child=serializers.DictField(), required=False)
+    key_version = serializers.IntegerField()
+    status = serializers.CharField()
+    updated_at = serializers.DateTimeField()
+    warnings = serializers.ListField(child=serializers.CharField())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hmac
 import random
+import re
 import zlib
 from dataclasses import dataclass
 from datetime import datetime
@@ -185,8 +186,20 @@ def practice_session_create(
     )
 
 
+def _published_links():
+    """Chapters and terms a learner may see next to a question (drafts stay hidden)."""
+    from django.db.models import Prefetch
+
+    from apps.core.models import Status
+    from apps.courses.models import Chapter
+    from apps.glossary.models import Term
+
+    chapters = Chapter.objects.published().filter(part__status=Status.PUBLISHED).select_related("part")
+    return Prefetch("chapters", queryset=chapters), Prefetch("glossary_terms", queryset=Term.objects.published())
+
+
 def session_questions(session: PracticeSession) -> list[Question]:
-    by_id = Question.objects.prefetch_related("topics", "chapters", "glossary_terms").in_bulk(session.question_ids)
+    by_id = Question.objects.prefetch_related("topics", *_published_links()).in_bulk(session.question_ids)
     return [by_id[qid] for qid in session.question_ids if qid in by_id]
 
 
@@ -257,7 +270,11 @@ def _chapter_refs(questions: list[Question]) -> list[dict]:
 
 def practice_summary(*, session: PracticeSession) -> dict:
     """Score overall, by topic and by level; weakest topics with the chapters to re-read. Interviews add timing."""
-    answers = list(session.answers.select_related("question").prefetch_related("question__topics", "question__chapters"))
+    from django.db.models import Prefetch
+
+    chapters = _published_links()[0].queryset
+    answers = list(session.answers.select_related("question").prefetch_related(
+        "question__topics", Prefetch("question__chapters", queryset=chapters)))
     by_topic: dict[str, list[PracticeAnswer]] = {}
     for answer in answers:
         for topic in answer.question.topics.all():
@@ -309,3 +326,78 @@ def diagnosis_check(*, scenario: DiagnosisScenario, answer: str) -> DiagnosisRes
         answer_label=Bottleneck(scenario.answer).label,
         reasoning_html=markdown_html(scenario.reasoning),
     )
+
+
+# --- Authoring -----------------------------------------------------------------------------------------------
+
+QUESTION_FIELDS = ("slug", "kind", "level", "prompt", "answer", "status")
+KEY_FIELDS = ("options", "numeric", "items", "bins", "pairs")
+TOPIC_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+@transaction.atomic
+def question_write(*, question: Question | None, data: dict) -> Question:
+    """Creates (``question`` None) or updates a question from authoring fields (fixture names). The key fields
+    given are merged into the stored key unless the kind changes; the key must fit the kind (errors name the
+    part, e.g. ``numeric.tolerance``); links must resolve; a changed key bumps ``key_version`` (Question.clean)."""
+    from apps.core.models import Status
+    from apps.core.validation import clean_or_400, has_nul
+    from apps.courses.models import Chapter
+    from apps.courses.services import _link_errors
+    from apps.glossary.models import Term
+    from apps.quiz.models import Topic
+
+    creating = question is None
+    old_kind = None if creating else question.kind
+    question = Question(status=Status.DRAFT) if creating else question
+    for name in QUESTION_FIELDS:
+        if name in data:
+            setattr(question, name, data[name])
+    errors: dict[str, list[str]] = {}
+    given = {name: data[name] for name in KEY_FIELDS if name in data}
+    if creating or given or question.kind != old_kind:
+        raw = given if creating or question.kind != old_kind else {**question.key, **given}
+        if has_nul(raw):
+            errors[next(iter(given), "key")] = ["must not contain NUL characters"]
+        else:
+            try:
+                question.key = keys.validate_key(question.kind, raw)
+            except keys.KeyError_ as exc:
+                errors[exc.field] = [str(exc)]
+    topics = list(data.get("topics", []))
+    bad = [topic for topic in topics if not TOPIC_SLUG.match(topic)]
+    if bad:
+        errors["topics"] = [f"'{bad[0]}' is not a lowercase-hyphenated tag"]
+    chapters = _link_errors(errors, "chapters", Chapter, list(data.get("chapters", [])), "chapter")
+    if (creating or "chapters" in data) and not data.get("chapters"):
+        errors["chapters"] = ["a question links to at least one chapter"]
+    terms = _link_errors(errors, "glossary", Term, list(data.get("glossary", [])), "glossary term")
+    if errors:
+        raise ValidationError(errors)
+    clean_or_400(question)
+    question.save()
+    if creating or "topics" in data:
+        question.topics.set([Topic.objects.get_or_create(slug=topic)[0] for topic in dict.fromkeys(topics)])
+    if creating or "chapters" in data:
+        question.chapters.set(chapters)
+    if creating or "glossary" in data:
+        question.glossary_terms.set(terms)
+    return question
+
+
+def question_authoring(question: Question, warnings: list[str] | None = None) -> dict:
+    return {
+        **{name: getattr(question, name) for name in QUESTION_FIELDS},
+        "id": question.id,
+        **{name: value for name, value in question.key.items() if name in KEY_FIELDS},
+        "topics": sorted(question.topics.values_list("slug", flat=True)),
+        "chapters": sorted(question.chapters.values_list("slug", flat=True)),
+        "glossary": sorted(question.glossary_terms.values_list("slug", flat=True)),
+        "key_version": question.key_version,
+        "updated_at": question.updated_at,
+        "warnings": warnings or [],
+    }
+
+
+def question_delete(question: Question) -> None:
+    question.delete()

@@ -2,7 +2,7 @@
 
 import random
 
-from django.db.models import Count, Q
+from django.db.models import Count, Prefetch, Q
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from apps.core.models import Status
 from apps.core.pagination import PageNumberPagination
+from apps.core.permissions import IsAuthorOrReadOnly
 from apps.quiz import serializers as s
 from apps.quiz import services
 from apps.quiz.filters import QuestionFilter
@@ -25,18 +26,59 @@ TOKEN_HEADER = OpenApiParameter(
 )
 
 
+def _visible_chapters(user):
+    from apps.courses.services import chapter_queryset
+
+    return chapter_queryset(user)
+
+
 def _visible_questions(user):
-    return Question.objects.visible_to(user).prefetch_related("topics", "chapters", "glossary_terms")
+    from apps.glossary.models import Term
+
+    return Question.objects.visible_to(user).prefetch_related(
+        "topics",
+        Prefetch("chapters", queryset=_visible_chapters(user)),
+        Prefetch("glossary_terms", queryset=Term.objects.visible_to(user)),
+    )
+
+
+AUTHORING_RESPONSES = {400: None, 401: None, 403: None}
 
 
 class QuestionViewSet(viewsets.ReadOnlyModelViewSet):
-    """Questions with their public choices; answer keys and model answers only come back from check."""
+    """Questions with their public choices; answer keys and model answers only come back from check.
+
+    Learners see published questions only (a draft's detail is a 404); authors also see drafts, exactly as learners
+    will once published. POST / PATCH / DELETE: authors only; writes take and return the authoring fields."""
 
     serializer_class = s.QuestionSerializer
     filterset_class = QuestionFilter
+    permission_classes = [IsAuthorOrReadOnly]
+    lookup_value_regex = r"[0-9]+"
 
     def get_queryset(self):
         return _visible_questions(self.request.user)
+
+    @extend_schema(request=s.QuestionWriteSerializer, responses={201: s.QuestionAuthoringSerializer, **AUTHORING_RESPONSES})
+    def create(self, request):
+        data = s.QuestionWriteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        question = services.question_write(question=None, data=data.validated_data)
+        return Response(s.QuestionAuthoringSerializer(services.question_authoring(question)).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=s.QuestionWriteSerializer,
+                   responses={200: s.QuestionAuthoringSerializer, 404: None, **AUTHORING_RESPONSES})
+    def partial_update(self, request, pk=None):
+        question = get_object_or_404(Question, pk=pk)
+        data = s.QuestionWriteSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        question = services.question_write(question=question, data=data.validated_data)
+        return Response(s.QuestionAuthoringSerializer(services.question_authoring(question)).data)
+
+    @extend_schema(responses={204: None, 401: None, 403: None, 404: None})
+    def destroy(self, request, pk=None):
+        services.question_delete(get_object_or_404(Question, pk=pk))
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class QuestionCheckApi(APIView):
@@ -135,7 +177,8 @@ class DiagnosisListApi(generics.ListAPIView):
     serializer_class = s.DiagnosisSerializer
 
     def get_queryset(self):
-        return DiagnosisScenario.objects.visible_to(self.request.user).prefetch_related("chapters").order_by("slug")
+        chapters = Prefetch("chapters", queryset=_visible_chapters(self.request.user))
+        return DiagnosisScenario.objects.visible_to(self.request.user).prefetch_related(chapters).order_by("slug")
 
 
 class DiagnosisCheckApi(APIView):
@@ -152,4 +195,5 @@ class NumberListApi(generics.ListAPIView):
     serializer_class = s.NumberSerializer
 
     def get_queryset(self):
-        return NumberToMemorize.objects.visible_to(self.request.user).prefetch_related("chapters")
+        chapters = Prefetch("chapters", queryset=_visible_chapters(self.request.user))
+        return NumberToMemorize.objects.visible_to(self.request.user).prefetch_related(chapters)

@@ -51,6 +51,16 @@ class ModelConfig(ContentModel):
     class Meta:
         ordering = ["name"]
 
+    def clean(self) -> None:
+        """Physically sensible architecture (apps.simulators.validation.model_errors)."""
+        from django.core.exceptions import ValidationError
+
+        from apps.simulators.validation import model_errors
+
+        errors = model_errors(self)
+        if errors:
+            raise ValidationError(errors)
+
 
 class GPU(ContentModel):
     """One accelerator's datasheet figures (dense FLOPs, decimal bytes); the price is an editable default."""
@@ -71,6 +81,16 @@ class GPU(ContentModel):
     class Meta:
         ordering = ["name"]
         verbose_name = "GPU"
+
+    def clean(self) -> None:
+        """Datasheet figures within sane ranges (apps.simulators.validation.gpu_errors)."""
+        from django.core.exceptions import ValidationError
+
+        from apps.simulators.validation import gpu_errors
+
+        errors = gpu_errors(self)
+        if errors:
+            raise ValidationError(errors)
 
 
 class SweepStatus(models.TextChoices):

@@ -1,9 +1,12 @@
 """Input serializers (shape and range checks) and output serializers (the documented response shapes)."""
 
+from dataclasses import fields as dataclass_fields
+
 from rest_framework import serializers
 
+from apps.core.models import Status as ContentStatus
 from apps.simulators.modeling.collectives import ALGORITHMS, OPS
-from apps.simulators.modeling.specs import ATTENTION_KINDS, DTYPE_BYTES
+from apps.simulators.modeling.specs import ATTENTION_KINDS, DTYPE_BYTES, GPUSpec, ModelSpec
 from apps.simulators.models import GPU, ModelConfig
 
 DTYPES = list(DTYPE_BYTES)
@@ -36,6 +39,60 @@ class GPUSerializer(serializers.ModelSerializer):
     class Meta:
         model = GPU
         exclude = ["id", "status"]
+
+
+# ---------------------------------------------------------------- catalog authoring (authors and superusers)
+
+
+def _catalog_fields(spec_cls) -> list[str]:
+    """The catalog file's fields (the modeling spec's) plus the publication status."""
+    return [f.name for f in dataclass_fields(spec_cls)] + ["status"]
+
+
+class ModelConfigWriteSerializer(serializers.ModelSerializer):
+    """A catalog model as in fixtures/catalog/models.yaml; checked for physical sense on save."""
+
+    status = serializers.ChoiceField(choices=ContentStatus.choices, required=False,
+                                     help_text="draft (authors only) or published; new entries default to draft")
+
+    class Meta:
+        model = ModelConfig
+        fields = _catalog_fields(ModelSpec)
+        extra_kwargs = {
+            "total_params": {"min_value": 1, "max_value": 1e14},
+            "active_params": {"min_value": 1, "max_value": 1e14},
+        }
+
+
+class GPUWriteSerializer(serializers.ModelSerializer):
+    """A catalog GPU as in fixtures/catalog/gpus.yaml (decimal SI units, dense FLOPs); checked for sane ranges."""
+
+    status = serializers.ChoiceField(choices=ContentStatus.choices, required=False,
+                                     help_text="draft (authors only) or published; new entries default to draft")
+
+    class Meta:
+        model = GPU
+        fields = _catalog_fields(GPUSpec)
+        extra_kwargs = {name: {"min_value": 0, "max_value": 1e18} for name in (
+            "memory_bytes", "hbm_bandwidth_bytes_per_s", "bf16_dense_flops", "fp8_dense_flops", "int8_dense_ops",
+            "interconnect_bandwidth_bytes_per_s", "price_per_hour_usd")}
+
+
+class ModelConfigAuthoringSerializer(ModelConfigWriteSerializer):
+    updated_at = serializers.DateTimeField(read_only=True)
+    warnings = serializers.ListField(child=serializers.CharField(), read_only=True,
+                                     help_text="Allowed but suspicious, e.g. head_dim × heads ≠ hidden_size")
+
+    class Meta(ModelConfigWriteSerializer.Meta):
+        fields = [*ModelConfigWriteSerializer.Meta.fields, "updated_at", "warnings"]
+
+
+class GPUAuthoringSerializer(GPUWriteSerializer):
+    updated_at = serializers.DateTimeField(read_only=True)
+    warnings = serializers.ListField(child=serializers.CharField(), read_only=True, help_text="Allowed but suspicious")
+
+    class Meta(GPUWriteSerializer.Meta):
+        fields = [*GPUWriteSerializer.Meta.fields, "updated_at", "warnings"]
 
 
 # ---------------------------------------------------------------- inline specs

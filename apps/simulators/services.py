@@ -495,3 +495,25 @@ def tokenize_prompt(*, text: str | None, tokens: list[int] | None, tokenizer: st
     if tokens is not None:
         return client_tokens(tokens, tokenizer)
     return approximate_tokenize(text or "")
+
+
+# ---------------------------------------------------------------- catalog authoring
+
+
+def catalog_write(model_cls, instance, data: dict):
+    """Creates (``instance`` None; a draft unless ``status`` says otherwise) or updates a catalog row, checked by
+    the model's ``clean()`` (apps.simulators.validation); returns (row, warnings)."""
+    from apps.core.models import Status
+    from apps.core.validation import clean_or_400
+    from apps.simulators.validation import gpu_warnings, model_warnings
+
+    row = instance or model_cls(status=Status.DRAFT)
+    for name, value in data.items():
+        setattr(row, name, value)
+    if isinstance(row, ModelConfig) and not row.sliding_window_pattern:
+        row.sliding_window_pattern = None
+    if isinstance(row, GPU) and row.price_note is None:
+        row.price_note = ""
+    clean_or_400(row)
+    row.save()
+    return row, model_warnings(row) if isinstance(row, ModelConfig) else gpu_warnings(row)

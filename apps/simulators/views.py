@@ -1,10 +1,12 @@
-"""Simulator API: the catalog (read-only) and one POST endpoint per simulator. Views validate, call a service, respond."""
+"""Simulator API: the catalog (authors edit it) and one POST endpoint per simulator. Views validate, call a service, respond."""
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import generics
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.permissions import IsAuthorOrReadOnly
 from apps.simulators import serializers as s
 from apps.simulators import services
 from apps.simulators.models import GPU, ModelConfig
@@ -12,40 +14,98 @@ from apps.simulators.models import GPU, ModelConfig
 BAD_INPUT = OpenApiResponse(description="Invalid input: `fields` names each bad field")
 
 
-class ModelListApi(generics.ListAPIView):
-    """Catalog models (published ones; authors also see drafts)."""
+AUTHORING_RESPONSES = {400: BAD_INPUT, 401: None, 403: None}
+
+
+class CatalogListApi(generics.ListAPIView):
+    """A catalog list (published entries; authors also see drafts); POST: authors add an entry (a draft by default)."""
+
+    filter_backends = []
+    permission_classes = [IsAuthorOrReadOnly]
+    model = None
+    write_serializer: type = None
+    authoring_serializer: type = None
+
+    def get_queryset(self):
+        return self.model.objects.visible_to(self.request.user)
+
+    def post(self, request):
+        data = self.write_serializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        row, warnings = services.catalog_write(self.model, None, data.validated_data)
+        body = {**self.authoring_serializer(row).data, "warnings": warnings}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class CatalogDetailApi(generics.RetrieveAPIView):
+    """GET: one entry (a draft is a 404 except to authors). PATCH / DELETE: authors only."""
+
+    lookup_field = "slug"
+    permission_classes = [IsAuthorOrReadOnly]
+    model = None
+    write_serializer: type = None
+    authoring_serializer: type = None
+
+    def get_queryset(self):
+        return self.model.objects.visible_to(self.request.user)
+
+    def patch(self, request, slug: str):
+        row = get_object_or_404(self.model, slug=slug)
+        data = self.write_serializer(row, data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        row, warnings = services.catalog_write(self.model, row, data.validated_data)
+        return Response({**self.authoring_serializer(row).data, "warnings": warnings})
+
+    def delete(self, request, slug: str):
+        get_object_or_404(self.model, slug=slug).delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def creating(write, authoring):
+    return extend_schema_view(post=extend_schema(request=write, responses={201: authoring, **AUTHORING_RESPONSES}))
+
+
+def editing(write, authoring):
+    return extend_schema_view(
+        patch=extend_schema(request=write, responses={200: authoring, 404: None, **AUTHORING_RESPONSES}),
+        delete=extend_schema(responses={204: None, 401: None, 403: None, 404: None}),
+    )
+
+
+@creating(s.ModelConfigWriteSerializer, s.ModelConfigAuthoringSerializer)
+class ModelListApi(CatalogListApi):
+    """Catalog models (published ones; authors also see drafts). POST: authors add a model."""
 
     serializer_class = s.ModelConfigSerializer
-    filter_backends = []
+    model = ModelConfig
+    write_serializer = s.ModelConfigWriteSerializer
+    authoring_serializer = s.ModelConfigAuthoringSerializer
 
-    def get_queryset(self):
-        return ModelConfig.objects.visible_to(self.request.user)
 
-
-class ModelDetailApi(generics.RetrieveAPIView):
+@editing(s.ModelConfigWriteSerializer, s.ModelConfigAuthoringSerializer)
+class ModelDetailApi(CatalogDetailApi):
     serializer_class = s.ModelConfigSerializer
-    lookup_field = "slug"
+    model = ModelConfig
+    write_serializer = s.ModelConfigWriteSerializer
+    authoring_serializer = s.ModelConfigAuthoringSerializer
 
-    def get_queryset(self):
-        return ModelConfig.objects.visible_to(self.request.user)
 
-
-class GPUListApi(generics.ListAPIView):
-    """Catalog GPUs (published ones; authors also see drafts)."""
+@creating(s.GPUWriteSerializer, s.GPUAuthoringSerializer)
+class GPUListApi(CatalogListApi):
+    """Catalog GPUs (published ones; authors also see drafts). POST: authors add a GPU."""
 
     serializer_class = s.GPUSerializer
-    filter_backends = []
+    model = GPU
+    write_serializer = s.GPUWriteSerializer
+    authoring_serializer = s.GPUAuthoringSerializer
 
-    def get_queryset(self):
-        return GPU.objects.visible_to(self.request.user)
 
-
-class GPUDetailApi(generics.RetrieveAPIView):
+@editing(s.GPUWriteSerializer, s.GPUAuthoringSerializer)
+class GPUDetailApi(CatalogDetailApi):
     serializer_class = s.GPUSerializer
-    lookup_field = "slug"
-
-    def get_queryset(self):
-        return GPU.objects.visible_to(self.request.user)
+    model = GPU
+    write_serializer = s.GPUWriteSerializer
+    authoring_serializer = s.GPUAuthoringSerializer
 
 
 class SimulatorApi(APIView):
