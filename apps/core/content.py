@@ -168,12 +168,36 @@ def load_all(root: Path | None = None) -> dict[str, int]:
     return ctx.counts
 
 
+def source_of(ctx: LoadContext, path: Path) -> str:
+    """The file an item came from, relative to the content root (recorded so export writes it back there)."""
+    try:
+        return Path(path).relative_to(ctx.root).as_posix()
+    except ValueError:
+        return Path(path).name
+
+
+def entry_status(ctx: LoadContext, path: Path, entry: dict) -> str | None:
+    """The optional ``status: draft|published`` of an entry (default published); None after recording an error."""
+    from apps.core.models import Status
+
+    status = entry.get("status", Status.PUBLISHED)
+    if status not in Status.values:
+        ctx.error(path, entry.get("__line__", 1), f"status must be one of {', '.join(Status.values)}")
+        return None
+    return status
+
+
 def sync_by_slug(ctx: LoadContext, model, kind: str, rows: list[tuple[dict, dict, Path, int]]) -> None:
-    """Creates or updates one object per slug and deletes objects whose slug left the files.
+    """Creates or updates one object per slug and unpublishes objects whose slug left the files.
 
     ``rows`` holds (slug-keyed lookup, field values, path, line). Only changed objects are written, so a second
-    load changes nothing.
+    load changes nothing. Objects missing from the files are set to draft rather than deleted: deleting would
+    cascade to learners' data (practice answers, flashcard reviews), while a draft keeps it, disappears for
+    learners, retires its flashcards, and comes back if the slug returns to the files. Authors delete for good
+    in the admin.
     """
+    from apps.core.models import Status
+
     existing = {obj.slug: obj for obj in model.objects.all()}
     seen = set()
     for lookup, values, path, line in rows:
@@ -182,6 +206,7 @@ def sync_by_slug(ctx: LoadContext, model, kind: str, rows: list[tuple[dict, dict
             ctx.error(path, line, f"duplicate slug '{slug}'")
             continue
         seen.add(slug)
+        values = {"source_file": source_of(ctx, path), **values}
         obj = existing.get(slug)
         if obj is None:
             obj = model.objects.create(slug=slug, **values)
@@ -190,9 +215,10 @@ def sync_by_slug(ctx: LoadContext, model, kind: str, rows: list[tuple[dict, dict
                 setattr(obj, name, value)
             obj.save()
         ctx.register(kind, slug, obj, path, line)
-    stale = [slug for slug in existing if slug not in seen]
-    if stale:
-        model.objects.filter(slug__in=stale).delete()
+    for slug, obj in existing.items():
+        if slug not in seen and obj.status != Status.DRAFT:
+            obj.status = Status.DRAFT
+            obj.save(update_fields=["status", "updated_at"])
     ctx.counts[kind] = len(seen)
 
 

@@ -23,6 +23,10 @@ class ContentModel(models.Model):
     slug = models.SlugField(max_length=120, unique=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PUBLISHED, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
+    source_file = models.CharField(
+        max_length=200, blank=True,
+        help_text="The fixtures/ file this item is exported to, e.g. glossary/A.yaml (set by the loader; blank = default)",
+    )
 
     objects = PublishedQuerySet.as_manager()
 

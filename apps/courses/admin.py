@@ -1,28 +1,30 @@
 from django.contrib import admin
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
-from simple_history.admin import SimpleHistoryAdmin
 
+from apps.core.admin import ContentAdmin
 from apps.courses.models import Chapter, ChapterProgress, Part
 from apps.courses.services import glossary_entries, render_chapter_body
 
 
 @admin.register(Part)
-class PartAdmin(SimpleHistoryAdmin):
+class PartAdmin(ContentAdmin):
     list_display = ["order", "title", "slug", "status"]
     list_display_links = ["title"]
     list_filter = ["status"]
     search_fields = ["title", "slug", "summary"]
+    readonly_fields = ["updated_at"]
 
 
 @admin.register(Chapter)
-class ChapterAdmin(SimpleHistoryAdmin):
+class ChapterAdmin(ContentAdmin):
     list_display = ["title", "part", "order", "level", "status", "updated_at"]
-    list_filter = ["part", "level", "status"]
+    list_filter = ["status", "part", "level"]
     search_fields = ["title", "slug", "summary", "body"]
     filter_horizontal = ["prerequisites", "glossary_terms"]
     readonly_fields = ["rendered_preview", "updated_at"]
     list_select_related = ["part"]
+    newline_fields = ("body",)
 
     @admin.display(description="Rendered body (preview)")
     def rendered_preview(self, chapter: Chapter) -> str:

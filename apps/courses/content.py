@@ -5,7 +5,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from apps.core.content import LoadContext, clean, load_yaml_list, parse_yaml, require, set_m2m_if_changed, sync_by_slug
+from apps.core.content import (
+    LoadContext,
+    clean,
+    entry_status,
+    load_yaml_list,
+    parse_yaml,
+    require,
+    set_m2m_if_changed,
+    sync_by_slug,
+)
 from apps.courses.graph import find_cycle
 from apps.courses.models import Chapter, Level, Part
 
@@ -20,8 +29,9 @@ def load_parts(ctx: LoadContext) -> None:
     path = ctx.root / "parts.yaml"
     rows = []
     for entry in load_yaml_list(ctx, path):
-        if require(ctx, path, entry, {"slug": str, "title": str, "order": int}):
-            values = {"title": entry["title"], "order": entry["order"], "summary": entry.get("summary", "")}
+        status = entry_status(ctx, path, entry)
+        if require(ctx, path, entry, {"slug": str, "title": str, "order": int}) and status is not None:
+            values = {"title": entry["title"], "order": entry["order"], "summary": entry.get("summary") or "", "status": status}
             rows.append(({"slug": entry["slug"]}, values, path, entry["__line__"]))
     sync_by_slug(ctx, Part, "parts", rows)
 
@@ -52,6 +62,9 @@ def load_chapters(ctx: LoadContext) -> None:
         line = meta["__line__"]
         if not require(ctx, path, meta, {"slug": str, "title": str, "part": str, "order": int, "summary": str}):
             continue
+        status = entry_status(ctx, path, meta)
+        if status is None:
+            continue
         part = ctx.lookup("parts", meta["part"])
         if part is None:
             ctx.error(path, line, f"unknown part '{meta['part']}'")
@@ -78,6 +91,7 @@ def load_chapters(ctx: LoadContext) -> None:
             "key_numbers": key_numbers,
             "body": body.strip() + "\n",
             "simulators": list(meta.get("simulators") or []),
+            "status": status,
         }
         ctx.chapter_links[meta["slug"]] = (path, line, list(meta.get("prerequisites") or []), list(meta.get("glossary") or []))
         rows.append(({"slug": meta["slug"]}, values, path, line))

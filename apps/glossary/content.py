@@ -1,6 +1,6 @@
 """Loader steps for glossary terms (fixtures/glossary/*.yaml)."""
 
-from apps.core.content import LoadContext, load_yaml_list, require, set_m2m_if_changed, sync_by_slug
+from apps.core.content import LoadContext, entry_status, load_yaml_list, require, set_m2m_if_changed, sync_by_slug
 from apps.courses.content import SIMULATORS
 from apps.glossary.models import Term
 
@@ -10,7 +10,8 @@ def load_terms(ctx: LoadContext) -> None:
     ctx.term_links = {}
     for path in sorted((ctx.root / "glossary").glob("*.yaml")):
         for entry in load_yaml_list(ctx, path):
-            if not require(ctx, path, entry, {"slug": str, "term": str, "definition": str}):
+            status = entry_status(ctx, path, entry)
+            if not require(ctx, path, entry, {"slug": str, "term": str, "definition": str}) or status is None:
                 continue
             aliases = entry.get("aliases") or []
             if not isinstance(aliases, list):
@@ -26,6 +27,7 @@ def load_terms(ctx: LoadContext) -> None:
                 "definition": entry["definition"].strip(),
                 "explanation": (entry.get("explanation") or "").strip(),
                 "simulators": simulators,
+                "status": status,
             }
             ctx.term_links[entry["slug"]] = (path, entry["__line__"], list(entry.get("related") or []), list(entry.get("chapters") or []))
             rows.append(({"slug": entry["slug"]}, values, path, entry["__line__"]))

@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from apps.core.content import LoadContext, clean, load_yaml_list, require, set_m2m_if_changed, sync_by_slug
+from apps.core.content import (
+    LoadContext,
+    clean,
+    entry_status,
+    load_yaml_list,
+    require,
+    set_m2m_if_changed,
+    sync_by_slug,
+)
 from apps.courses.models import Level
 from apps.quiz.keys import KeyError_, validate_key
 from apps.quiz.models import Bottleneck, DiagnosisScenario, Kind, NumberToMemorize, Question, Topic
@@ -57,7 +65,8 @@ def _parse_question(ctx: LoadContext, path: Path, entry: dict):
         return None
     slug = entry["slug"]
     describe = f"question '{slug}'"
-    ok = True
+    status = entry_status(ctx, path, entry)
+    ok = status is not None
     if entry["kind"] not in Kind.values:
         ctx.error(path, line, f"{describe}: kind: must be one of {', '.join(Kind.values)}")
         return None
@@ -92,6 +101,7 @@ def _parse_question(ctx: LoadContext, path: Path, entry: dict):
         "prompt": entry["prompt"].strip() + "\n",
         "answer": entry["answer"].strip() + "\n",
         "key": key,
+        "status": status,
     }
     return values, (topics, chapter_objects, term_objects)
 
@@ -144,11 +154,13 @@ def _load_simple(ctx: LoadContext, path: Path, required: dict, build) -> tuple[l
     if not path.exists():
         return rows, chapter_links
     for entry in load_yaml_list(ctx, path):
-        if not require(ctx, path, entry, required):
+        status = entry_status(ctx, path, entry)
+        if not require(ctx, path, entry, required) or status is None:
             continue
         values = build(ctx, path, entry)
         if values is None:
             continue
+        values["status"] = status
         chapters = _slug_list(ctx, path, entry["__line__"], f"'{entry['slug']}': chapters", entry.get("chapters"))
         if chapters is None:
             continue

@@ -1,6 +1,6 @@
 from django.contrib import admin, messages
-from simple_history.admin import SimpleHistoryAdmin
 
+from apps.core.admin import ContentAdmin
 from apps.simulators.models import GPU, ModelConfig
 
 # Architectures whose attention output width is by design not hidden_size (head_dim set independently).
@@ -19,7 +19,7 @@ def head_dim_warning(obj: ModelConfig) -> str | None:
 
 
 @admin.register(ModelConfig)
-class ModelConfigAdmin(SimpleHistoryAdmin):
+class ModelConfigAdmin(ContentAdmin):
     list_display = ["name", "slug", "attention", "num_layers", "hidden_size", "num_kv_heads", "status", "updated_at"]
     list_filter = ["status", "attention", "tie_word_embeddings"]
     search_fields = ["name", "slug", "hf_id"]
@@ -32,7 +32,7 @@ class ModelConfigAdmin(SimpleHistoryAdmin):
 
 
 @admin.register(GPU)
-class GPUAdmin(SimpleHistoryAdmin):
+class GPUAdmin(ContentAdmin):
     list_display = ["name", "slug", "vendor", "memory_bytes", "hbm_bandwidth_bytes_per_s", "price_per_hour_usd", "status"]
     list_filter = ["status", "vendor"]
     search_fields = ["name", "slug", "source"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-from apps.core.content import LoadContext, clean, load_yaml_list, sync_by_slug
+from apps.core.content import LoadContext, clean, entry_status, load_yaml_list, sync_by_slug
 from apps.simulators.modeling import GPUSpec, ModelInputError, ModelSpec
 from apps.simulators.models import GPU, ModelConfig
 
@@ -30,11 +30,12 @@ def _load(ctx: LoadContext, path: Path, spec_cls: type, model, kind: str) -> Non
     rows = []
     for entry in load_yaml_list(ctx, path):
         line = entry.get("__line__", 1)
-        values = _checked(ctx, path, line, clean(entry), spec_cls)
-        if values is None:
+        status = entry_status(ctx, path, entry)
+        values = _checked(ctx, path, line, clean({k: v for k, v in entry.items() if k != "status"}), spec_cls)
+        if values is None or status is None:
             continue
         slug = values.pop("slug")
-        rows.append(({"slug": slug}, {k: v for k, v in values.items() if k in columns}, path, line))
+        rows.append(({"slug": slug}, {**{k: v for k, v in values.items() if k in columns}, "status": status}, path, line))
     sync_by_slug(ctx, model, kind, rows)
 
 
