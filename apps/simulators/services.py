@@ -382,20 +382,28 @@ MAX_SHOWN_PROMPTS = 64
 MAX_SHOWN_HASHES = 64
 
 
-def _hex(h: int) -> str:
-    return f"{h & 0xFFFFFFFFFFFFFFFF:016x}"[:12]
+def _hex(keys: np.ndarray) -> np.ndarray:
+    """The top 48 bits of each uint64 key as 12 hex digits (a str array, which jsonable lists in one call)."""
+    return np.frombuffer(keys.astype(">u8").tobytes().hex().encode(), dtype="S16").astype("U12")
+
+
+class SyntheticPrompts(list):
+    """Tokenized rows of one synthetic token matrix; `matrix` lets the hashing skip gathering the rows."""
+
+    def __init__(self, matrix: np.ndarray) -> None:
+        super().__init__(Tokenized(row, [], "synthetic") for row in matrix)
+        self.matrix = matrix
 
 
 def prefix_cache_calculate(*, prompts: list[Tokenized], block_size: int, capacity_blocks: int) -> dict:
-    ids = [p.ids for p in prompts]
+    ids = prompts.matrix if isinstance(prompts, SyntheticPrompts) else [p.ids for p in prompts]
     r = m.lru_hit_rate(ids, block_size=block_size, capacity_blocks=capacity_blocks)
-    shown = []
-    for p, hits in list(zip(prompts, r.hits_per_request, strict=True))[:MAX_SHOWN_PROMPTS]:
-        chain = m.block_hashes(p.ids, block_size)
-        shown.append({"tokens": len(p.ids), "blocks": len(chain), "hit_blocks": hits,
-                      "hashes": [_hex(h) for h in chain[:MAX_SHOWN_HASHES]],
-                      "hashes_truncated": len(chain) > MAX_SHOWN_HASHES,
-                      "pieces": p.pieces[:block_size * 4]})
+    shown_keys = [chain[:MAX_SHOWN_HASHES] for chain in r.chains[:MAX_SHOWN_PROMPTS]]
+    hexes = np.split(_hex(np.concatenate([np.zeros(0, np.uint64), *shown_keys])),
+                     np.cumsum([len(k) for k in shown_keys])[:-1].astype(int))
+    shown = [{"tokens": len(p.ids), "blocks": len(chain), "hit_blocks": hits, "hashes": h,
+              "hashes_truncated": len(chain) > MAX_SHOWN_HASHES, "pieces": p.pieces[:block_size * 4]}
+             for p, chain, hits, h in zip(prompts, r.chains, r.hits_per_request, hexes, strict=False)]
     return {
         "tokenizer": prompts[0].tokenizer if prompts else "none",
         "block_size": block_size, "capacity_blocks": capacity_blocks, "num_prompts": len(prompts),
@@ -408,9 +416,10 @@ def prefix_cache_calculate(*, prompts: list[Tokenized], block_size: int, capacit
 def synthetic_prompt_tokens(*, num_requests, num_system_prompts, system_tokens, user_tokens, seed) -> list[Tokenized]:
     rng = np.random.default_rng(seed)
     with model_errors():
-        rows = m.synthetic_prompts(num_requests=num_requests, num_system_prompts=num_system_prompts,
-                                   system_tokens=system_tokens, user_tokens=user_tokens, rng=rng)
-    return [Tokenized(row, [], "synthetic") for row in rows]
+        matrix = m.prefix_cache.synthetic_prompt_matrix(
+            num_requests=num_requests, num_system_prompts=num_system_prompts, system_tokens=system_tokens,
+            user_tokens=user_tokens, rng=rng)
+    return SyntheticPrompts(matrix)  # ids stay numpy rows: hashed without a list round trip
 
 
 def moe_calculate(*, num_experts: int, top_k: int, tokens: int, zipf_exponent: float, capacity_factor: float,

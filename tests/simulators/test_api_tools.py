@@ -3,6 +3,8 @@
 import pytest
 from api_helpers import load_real_catalog, post
 
+from apps.simulators.modeling import block_hashes
+
 pytestmark = pytest.mark.django_db
 
 
@@ -87,6 +89,7 @@ def test_prefix_cache_hash_chain_and_hits(api_client):
     assert third["hashes"][0] != first["hashes"][0]
     assert [p["hit_blocks"] for p in d["prompts"]] == [0, 2, 0]
     assert d["hit_rate"] == pytest.approx(2 / 7) and all(len(h) == 12 for h in first["hashes"])
+    assert first["hashes"] == [f"{h:016x}"[:12] for h in block_hashes(shared, 16)]
 
 
 def test_prefix_cache_of_zero_blocks_never_hits(api_client):
@@ -104,7 +107,12 @@ def test_prefix_cache_texts_share_a_system_prompt(api_client):
 def test_prefix_cache_synthetic_workload(api_client):
     body = {"synthetic": {"num_requests": 50, "num_system_prompts": 2, "system_tokens": 64, "user_tokens": 16},
             "capacity_blocks": 1000}
-    assert post(api_client, "prefix-cache", body)["hit_rate"] > 0.5
+    first = post(api_client, "prefix-cache", body)
+    assert first["hit_rate"] > 0.5 and first["lookup_blocks"] == 50 * 5
+    assert post(api_client, "prefix-cache", body) == first  # same seed → same prompts, keys and hits
+    # the first 4 blocks (64 system tokens) of two requests sharing a system prompt have the same keys
+    shared = [p["hashes"][:4] for p in first["prompts"]]
+    assert any(shared.count(h) > 1 for h in shared) and all(len(p["hashes"]) == 5 for p in first["prompts"])
 
 
 @pytest.mark.parametrize("body, field", [

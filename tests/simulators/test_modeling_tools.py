@@ -23,6 +23,7 @@ from apps.simulators.modeling import (
     synthetic_prompts,
     vllm_serve_config,
 )
+from apps.simulators.modeling.prefix_cache import CHAIN_MULTIPLIER, chain_hash, prompt_chains
 
 MODELS = load_models()
 GPUS = load_gpus()
@@ -75,11 +76,48 @@ def test_paged_vs_contiguous_by_hand():
     assert blocks_needed(17, 16) == 2
 
 
+def _splitmix64(z: int) -> int:
+    mask = (1 << 64) - 1
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
+
+
+def _reference_chain(tokens: list[int], block_size: int) -> list[int]:
+    """The documented hash in plain Python ints: key = parent·A + splitmix64(Σ (token_j + 1)·K_j) mod 2^64."""
+    mask = (1 << 64) - 1
+    k = [_splitmix64((j * 0x9E3779B97F4A7C15) & mask) | 1 for j in range(1, block_size + 1)]
+    keys, parent = [], 0
+    for start in range(0, len(tokens) - block_size + 1, block_size):
+        own = _splitmix64(sum((t + 1) * kj for t, kj in zip(tokens[start:start + block_size], k, strict=True)) & mask)
+        parent = (parent * CHAIN_MULTIPLIER + own) & mask
+        keys.append(parent)
+    return keys
+
+
 def test_prefix_cache_hash_chain_counts_full_blocks_only():
     tokens = list(range(40))
     chain = block_hashes(tokens, 16)
-    assert len(chain) == 2 and chain[1] == hash((chain[0], tuple(range(16, 32))))
+    assert len(chain) == 2 and chain[1] == chain_hash(chain[0], range(16, 32))
+    assert chain == _reference_chain(tokens, 16)
     assert block_hashes([*list(range(16)), 99], 16)[0] == chain[0]
+
+
+def test_changed_token_changes_its_block_and_every_later_key():
+    tokens = list(range(64))
+    changed = [*tokens[:20], 7, *tokens[21:]]          # token 20 sits in block 1
+    a, b = block_hashes(tokens, 16), block_hashes(changed, 16)
+    assert a[0] == b[0] and all(x != y for x, y in zip(a[1:], b[1:], strict=True))
+    assert block_hashes(tokens[:16] * 4, 16)[0] == a[0] and len(set(block_hashes([0] * 64, 16))) == 4
+
+
+def test_batched_chains_match_one_prompt_at_a_time():
+    prompts = [list(range(50)), [], list(range(3)), [5] * 33, list(range(10, 90))]
+    chains = prompt_chains(prompts, 8)
+    assert [c.tolist() for c in chains] == [_reference_chain(p, 8) for p in prompts]
+    assert [len(c) for c in chains] == [6, 0, 0, 4, 10]
+    matrix = np.arange(60).reshape(3, 20) % 7             # equal-length prompts as one matrix: same keys, no copy
+    assert [c.tolist() for c in prompt_chains(matrix, 8)] == [_reference_chain(p, 8) for p in matrix.tolist()]
 
 
 def test_lru_hit_rate_by_hand():
@@ -89,6 +127,29 @@ def test_lru_hit_rate_by_hand():
     assert r.hits_per_request == [0, 2, 0, 2] and r.hit_rate == 0.5
     evicting = lru_hit_rate([a, b, a], block_size=16, capacity_blocks=2)
     assert evicting.hits_per_request == [0, 0, 0] and evicting.evictions > 0
+
+
+def test_lru_capacity_of_exactly_the_distinct_blocks_never_evicts():
+    a, b = list(range(32)), list(range(100, 132))     # 2 blocks each, 4 distinct keys
+    fits = lru_hit_rate([a, b, a], block_size=16, capacity_blocks=4)
+    assert fits.hits_per_request == [0, 0, 2] and fits.evictions == 0
+    # one block short: b evicts a's first block, so a misses at once; re-touching a evicts b's first block
+    short = lru_hit_rate([a, b, a], block_size=16, capacity_blocks=3)
+    assert short.hits_per_request == [0, 0, 0] and short.evictions == 2
+
+
+def test_lru_evicts_least_recently_used_block():
+    # capacity 2, one token per block: after [1],[2] the hit on [1] makes [2] the oldest, so [3] evicts it;
+    # then [2] evicts [1] and [1] evicts [3] — 3 evictions and only the third request hits
+    r = lru_hit_rate([[1], [2], [1], [3], [2], [1]], block_size=1, capacity_blocks=2)
+    assert r.hits_per_request == [0, 0, 1, 0, 0, 0] and r.evictions == 3
+
+
+def test_lru_touches_a_chain_in_order_even_when_its_parent_was_evicted():
+    # keys p=[1], c=[1,2], f=[5]. [5] evicts p; re-reading [1,2] misses p (child c is cached but unusable),
+    # then touches p before c, so the next [5] evicts p again and the final [1] misses: 4 evictions, no hits
+    r = lru_hit_rate([[1, 2], [5], [1, 2], [5], [1]], block_size=1, capacity_blocks=2)
+    assert r.hits_per_request == [0, 0, 0, 0, 0] and r.evictions == 4
 
 
 def test_shared_system_prompts_give_high_hit_rate():
