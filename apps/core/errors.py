@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db import DataError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -84,7 +85,17 @@ def json_error(code: str, detail: str, status_code: int, fields: dict | None = N
 def api_or_html_handler(status_code: int, code: str, detail: str):
     """Django-level handlers (404/500/400/403) that answer JSON under /api/."""
 
-    def handler(request, exception=None):
+    @csrf_exempt
+    def handler(request, exception=None, **kwargs):
         return JsonResponse(error_body(code, detail), status=status_code)
 
     return handler
+
+
+def csrf_failure(request, reason=""):
+    """CSRF rejections answer JSON under /api/ (the admin keeps Django's page)."""
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body("csrf_failed", f"CSRF check failed: {reason}"), status=403)
+    from django.views.csrf import csrf_failure as django_csrf_failure
+
+    return django_csrf_failure(request, reason=reason)

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.models import Status
-from apps.core.pagination import PageNumberPagination
+from apps.core.pagination import PageNumberPagination, paginated_schema
 from apps.core.permissions import IsAuthorOrReadOnly
 from apps.quiz import serializers as s
 from apps.quiz import services
@@ -102,7 +102,7 @@ class TopicListApi(generics.ListAPIView):
 
 
 class PracticeSessionListCreateApi(APIView):
-    @extend_schema(responses={200: s.SessionListSerializer(many=True)})
+    @extend_schema(responses={200: paginated_schema(s.SessionListSerializer)})
     def get(self, request) -> Response:
         """The signed-in user's own sessions, newest first."""
         if not request.user.is_authenticated:

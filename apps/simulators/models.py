@@ -3,6 +3,7 @@
 import uuid
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from django.db import models
 from simple_history.models import HistoricalRecords
 
@@ -16,9 +17,14 @@ class Attention(models.TextChoices):
     MLA = "mla", "Multi-head latent"
 
 
+# Catalog slugs keep the version dots of model names (llama-3.1-8b), which Django's SlugField refuses.
+catalog_slug_validator = RegexValidator(r"^[a-z0-9][a-z0-9.-]*$", "Lowercase letters, digits, dots and hyphens only.")
+
+
 class ModelConfig(ContentModel):
     """One model's architecture, copied from its published config.json (fields mirror modeling.specs.ModelSpec)."""
 
+    slug = models.CharField(max_length=120, unique=True, validators=[catalog_slug_validator])
     name = models.CharField(max_length=120)
     hf_id = models.CharField(max_length=200)
     num_layers = models.PositiveIntegerField()
@@ -64,6 +70,8 @@ class ModelConfig(ContentModel):
 
 class GPU(ContentModel):
     """One accelerator's datasheet figures (dense FLOPs, decimal bytes); the price is an editable default."""
+
+    slug = models.CharField(max_length=120, unique=True, validators=[catalog_slug_validator])
 
     name = models.CharField(max_length=120)
     vendor = models.CharField(max_length=40)
