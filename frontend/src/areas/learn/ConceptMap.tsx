@@ -16,17 +16,35 @@ interface Laid {
   height: number;
 }
 
+/** Drops edges implied by a longer path (a→c when a→b→c exists): the map shows the same order with far fewer lines. */
+function transitiveReduction(edges: ConceptMapData["edges"]): ConceptMapData["edges"] {
+  const next = new Map<string, string[]>();
+  for (const e of edges) next.set(e.source, [...(next.get(e.source) ?? []), e.target]);
+  const reachableWithoutDirectEdge = (from: string, to: string): boolean => {
+    const stack = (next.get(from) ?? []).filter((n) => n !== to);
+    const seen = new Set(stack);
+    while (stack.length) {
+      const node = stack.pop()!;
+      if (node === to) return true;
+      for (const child of next.get(node) ?? []) if (!seen.has(child)) { seen.add(child); stack.push(child); }
+    }
+    return false;
+  };
+  return edges.filter((e) => !reachableWithoutDirectEdge(e.source, e.target));
+}
+
 function layout(data: ConceptMapData): Laid {
   const graph = new dagre.graphlib.Graph();
-  graph.setGraph({ rankdir: "LR", nodesep: 14, ranksep: 60, marginx: 10, marginy: 10 });
+  graph.setGraph({ rankdir: "TB", nodesep: 16, ranksep: 44, marginx: 10, marginy: 10 });
   graph.setDefaultEdgeLabel(() => ({}));
+  const edges = transitiveReduction(data.edges);
   for (const node of data.nodes) graph.setNode(node.slug, { width: NODE_W, height: NODE_H });
-  for (const edge of data.edges) graph.setEdge(edge.source, edge.target);
+  for (const edge of edges) graph.setEdge(edge.source, edge.target);
   dagre.layout(graph);
   const label = graph.graph();
   return {
     nodes: data.nodes.map((n) => ({ slug: n.slug, title: n.title, x: graph.node(n.slug).x, y: graph.node(n.slug).y })),
-    edges: data.edges.map((e) => ({ ...e, points: graph.edge(e.source, e.target).points ?? [] })),
+    edges: edges.map((e) => ({ ...e, points: graph.edge(e.source, e.target).points ?? [] })),
     width: label.width ?? 800,
     height: label.height ?? 600,
   };
