@@ -86,7 +86,11 @@ class UserCard(models.Model):
         constraints = [models.UniqueConstraint(fields=["user", "card"], name="card_once_per_collection")]
         indexes = [
             models.Index(fields=["user", "suspended", "due"], name="usercard_due_queue"),
-            models.Index(fields=["user", "state", "due"], name="usercard_state_due"),  # each queue section
+            # the review and new sections of the due queue, each read in (due, id) order with a LIMIT
+            models.Index(fields=["user", "state", "due", "id"], name="usercard_state_due_id"),
+            # the learning section (learning + relearning): a small index the queue reads in (due, id) order
+            models.Index(fields=["user", "due", "id"], name="usercard_learning_due",
+                         condition=models.Q(state__in=[CardState.LEARNING, CardState.RELEARNING], suspended=False)),
         ]
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db.models import Count, Q
+from django.db import connections
+from django.db.models import Count, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from apps.flashcards import scheduling
@@ -34,51 +35,102 @@ def _done_today(*, user, start: datetime) -> dict[str, int]:
     )
 
 
-def card_body(user_card: UserCard, *, now: datetime, scheduler) -> dict:
+# Only what a queue entry shows: the card's stored text and HTML (rendered once, when the card is synced) and
+# the learner's scheduling columns; the rest of both rows stays in the database.
+QUEUE_FIELDS = ("id", "card_id", "state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses",
+                "leech", "source_changed", "card__id", "card__source_type", "card__source_id", "card__front",
+                "card__back", "card__front_html", "card__back_html")
+
+
+def card_body(user_card: UserCard, *, now: datetime, scheduler, intervals: dict | None = None) -> dict:
     card: Card = user_card.card
+    memory = memory_of(user_card)
+    if intervals is None:
+        preview = scheduling.preview_intervals(memory, now=now, scheduler=scheduler)
+    else:  # a per-request memo: every new card (and any identical memory) previews the same intervals
+        key = (memory.state,) if memory.state == CardState.NEW else memory
+        preview = intervals.get(key)
+        if preview is None:
+            preview = intervals[key] = scheduling.preview_intervals(memory, now=now, scheduler=scheduler)
     return {
         "card_id": card.pk, "source_type": card.source_type, "source_id": card.source_id,
         "front": card.front, "back": card.back, "front_html": card.front_html, "back_html": card.back_html,
         "state": user_card.state, "state_name": CardState(user_card.state).label, "due": iso(user_card.due),
         "reps": user_card.reps, "lapses": user_card.lapses, "leech": user_card.leech,
-        "source_changed": user_card.source_changed,
-        "intervals": scheduling.preview_intervals(memory_of(user_card), now=now, scheduler=scheduler),
+        "source_changed": user_card.source_changed, "intervals": preview,
     }
 
 
+def _fetch(queryset, count: int) -> list[UserCard]:
+    if count <= 0:
+        return []
+    return list(queryset.select_related("card").only(*QUEUE_FIELDS).order_by("due", "id")[:count])
+
+
+def _counts(parts: dict[str, tuple[QuerySet, int | None]]) -> dict[str, int]:
+    """Several counts, each capped when a cap is given (min(rows, cap), never counting past it), in one query."""
+    if not parts:
+        return {}
+    selects, params = [], []
+    for index, (queryset, cap) in enumerate(parts.values()):
+        rows = queryset.order_by().values("id")
+        sql, sql_params = (rows[:cap] if cap is not None else rows).query.get_compiler(queryset.db).as_sql()
+        selects.append(f"(SELECT COUNT(*) FROM ({sql}) AS counted_{index})")
+        params.extend(sql_params)
+    with connections[queryset.db].cursor() as cursor:  # all parts read the same database
+        cursor.execute(f"SELECT {', '.join(selects)}", params)
+        return dict(zip(parts, cursor.fetchone(), strict=True))
+
+
 def due_queue(*, user, deck_slug: str | None, limit: int, now: datetime) -> dict:
-    """Learning cards first, then reviews by due time, then new cards, within today's limits."""
+    """Learning cards first, then reviews by due time, then new cards, within today's limits.
+
+    Each section is one LIMITed scan in (due, id) order over an index that holds only that section's rows
+    (``usercard_learning_due`` for learning/relearning, ``usercard_state_due_id`` for review and new), so the cost
+    follows the page size, not the collection size. A section's count comes free when its fetch came back short
+    of its limit; otherwise it is counted, capped at what today's limit still allows (only the learning count is
+    uncapped, as it has no daily limit), all such counts in one query.
+    """
     srs = settings_get(user=user)
     deck = get_object_or_404(Deck, slug=deck_slug) if deck_slug else None
     start, end = day_clock(srs).today_bounds(now)
     done = _done_today(user=user, start=start)
     reviews_left = max(0, srs.max_reviews_per_day - done["review"])
     new_left = max(0, srs.new_cards_per_day - done["new"])
-    active = _active_cards(user=user, deck=deck, now=now).select_related("card")
-
-    learning_q = active.filter(state__in=IN_LEARNING, due__lte=now).order_by("due", "id")
-    review_q = active.filter(state=CardState.REVIEW, due__lt=end).order_by("due", "id")
-    new_q = active.filter(state=CardState.NEW).order_by("due", "id")
-    picked = list(learning_q[:limit])
-    picked += list(review_q[: min(limit - len(picked), reviews_left)]) if len(picked) < limit else []
-    picked += list(new_q[: min(limit - len(picked), new_left)]) if len(picked) < limit else []
+    active = _active_cards(user=user, deck=deck, now=now)
+    sections = (  # name, the section's rows, the rows its count covers, today's limit (None: no limit)
+        ("learning", active.filter(state__in=IN_LEARNING, due__lte=now), None, None),
+        ("review", active.filter(state=CardState.REVIEW, due__lt=end), None, reviews_left),
+        ("new", active.filter(state=CardState.NEW), end, new_left),  # counted only when due before the day ends
+    )
+    counts: dict[str, int] = {}
+    to_count: dict[str, tuple[QuerySet, int | None]] = {}
+    picked: list[UserCard] = []
+    for name, section, due_before, cap in sections:
+        want = limit - len(picked) if cap is None else min(limit - len(picked), cap)
+        got = _fetch(section, want)
+        picked += got
+        seen = len(got) if due_before is None else sum(user_card.due < due_before for user_card in got)
+        if len(got) < want:  # the fetch saw every row of the section
+            counts[name] = seen if cap is None else min(seen, cap)
+        elif cap is not None and seen >= cap:  # covers a spent daily limit (cap 0) too
+            counts[name] = cap
+        else:
+            to_count[name] = (section if due_before is None else section.filter(due__lt=due_before), cap)
+    counts.update(_counts(to_count))
     if not picked:
-        picked = list(active.filter(state__in=IN_LEARNING, due__lte=now + LEARN_AHEAD).order_by("due", "id")[:limit])
+        picked = _fetch(active.filter(state__in=IN_LEARNING, due__lte=now + LEARN_AHEAD), limit)
 
-    totals = active.filter(due__lt=end).aggregate(
-        learning=Count("id", filter=Q(state__in=IN_LEARNING, due__lte=now)),
-        review=Count("id", filter=Q(state=CardState.REVIEW)),
-        new=Count("id", filter=Q(state=CardState.NEW)),
-    )  # one pass over the (user, suspended, due) index range of today
-    counts = {"learning": totals["learning"], "review": min(totals["review"], reviews_left),
-              "new": min(totals["new"], new_left)}
-    later = active.filter(state__in=IN_LEARNING, due__gt=now, due__lt=end).order_by("due").values_list("due", flat=True)
-    scheduler = scheduler_config(srs).scheduler()
+    later = (active.filter(state__in=IN_LEARNING, due__gt=now, due__lt=end).order_by("due", "id")
+             .values_list("due", flat=True))
+    scheduler = scheduler_config(srs).scheduler(fuzzing=False)  # previews are unfuzzed; built once per request
+    intervals: dict = {}
     return {
-        "now": iso(now), "day_ends_at": iso(end), "counts": counts,
+        "now": iso(now), "day_ends_at": iso(end),
+        "counts": {name: counts[name] for name in ("learning", "review", "new")},
         "done_today": done["total"],
         "next_learning_due": iso(later.first()),
-        "cards": [card_body(user_card, now=now, scheduler=scheduler) for user_card in picked],
+        "cards": [card_body(user_card, now=now, scheduler=scheduler, intervals=intervals) for user_card in picked],
     }
 
 

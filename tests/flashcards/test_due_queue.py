@@ -1,0 +1,82 @@
+"""The due queue through the API: section order, counts that do not depend on the page size, bounded queries."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from apps.flashcards.models import UserCard
+from apps.flashcards.services import card_review, deck_add
+from tests.flashcards.conftest import T0, new_review_id
+
+DUE = "/api/v1/flashcards/due/"
+
+
+@pytest.fixture
+def sections(content, card_of, learner_client, quiet_settings):
+    """Nine days ago q1 was rated Good (learning, due 10 minutes later) and q2 Easy (review, due 8 days later,
+    so yesterday). q3, the term and the number are new; the term's due is set past the end of today."""
+    user = learner_client.user
+    quiet_settings(user)
+    deck_add(user=user, slug="all", now=T0)
+    q1, q2, q3 = (card_of("question", q).id for q in content["questions"])
+    term, number = card_of("term", content["term"]).id, card_of("number", content["number"]).id
+    past = timezone.now() - timedelta(days=9)
+    card_review(user=user, card_id=q1, rating=3, review_id=new_review_id(), now=past)
+    card_review(user=user, card_id=q2, rating=4, review_id=new_review_id(), now=past)
+    UserCard.objects.filter(user=user, card_id=term).update(due=timezone.now() + timedelta(days=2))
+    order = [q1, q2, *sorted([q3, number]), term]  # learning, review, new by (due, id)
+    return learner_client, order
+
+
+def _due(client, query: str) -> dict:
+    response = client.get(f"{DUE}?{query}")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_sections_in_order_and_counts(sections):
+    client, order = sections
+    body = _due(client, "limit=50")
+    assert [card["card_id"] for card in body["cards"]] == order
+    assert [card["state"] for card in body["cards"]] == [1, 2, 0, 0, 0]
+    # the new card due after today ends is served last but not counted, as before
+    assert body["counts"] == {"learning": 1, "review": 1, "new": 2}
+    assert body["cards"][2]["intervals"] == body["cards"][3]["intervals"] == {"1": 60, "2": 330, "3": 600,
+                                                                              "4": 8 * 86400}
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 4, 5])
+def test_counts_do_not_depend_on_the_page_size(sections, limit):
+    client, order = sections
+    body = _due(client, f"limit={limit}")
+    assert [card["card_id"] for card in body["cards"]] == order[:limit]
+    assert body["counts"] == {"learning": 1, "review": 1, "new": 2}
+
+
+@pytest.mark.parametrize("limit, cards, new_count", [(1, 1, 1), (3, 3, 1), (50, 3, 1)])
+def test_counts_capped_by_todays_new_limit(sections, quiet_settings, limit, cards, new_count):
+    client, order = sections
+    quiet_settings(client.user, new_cards_per_day=1)
+    body = _due(client, f"limit={limit}")
+    assert [card["card_id"] for card in body["cards"]] == order[:cards]
+    assert body["counts"] == {"learning": 1, "review": 1, "new": new_count}
+
+
+def test_spent_review_limit_hides_reviews_and_counts_zero(sections, quiet_settings):
+    client, order = sections
+    quiet_settings(client.user, max_reviews_per_day=0)
+    body = _due(client, "limit=50")
+    assert [card["card_id"] for card in body["cards"]] == [order[0], *order[2:]]
+    assert body["counts"] == {"learning": 1, "review": 0, "new": 2}
+
+
+@pytest.mark.parametrize("query", ["limit=1", "limit=50", "limit=50&deck=all"])
+def test_due_queue_needs_bounded_queries(sections, django_assert_max_num_queries, query):
+    client, order = sections
+    _due(client, "limit=1")  # settings row exists from here on
+    # settings, today's reviews, up to three section fetches (cards joined, no query per card), one query for
+    # the counts the fetches did not settle, the next learning due; plus the deck when one is named
+    with django_assert_max_num_queries(7):
+        body = _due(client, query)
+    assert len(body["cards"]) == (1 if query == "limit=1" else len(order))
