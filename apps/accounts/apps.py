@@ -1,12 +1,14 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
+from django.db.models.signals import m2m_changed, post_migrate
 
 
 class AccountsConfig(AppConfig):
     name = "apps.accounts"
 
     def ready(self):
-        from apps.accounts.roles import ensure_authors_group
+        from django.contrib.auth import get_user_model
+
+        from apps.accounts.roles import ensure_authors_group, staff_follows_authors_group
 
         def sync_group(sender, **kwargs):
             # Permissions appear per app as its migrations finish; re-sync after each of ours (idempotent).
@@ -14,3 +16,6 @@ class AccountsConfig(AppConfig):
                 ensure_authors_group()
 
         post_migrate.connect(sync_group, weak=False, dispatch_uid="authors-group")
+        m2m_changed.connect(
+            staff_follows_authors_group, sender=get_user_model().groups.through, weak=False, dispatch_uid="authors-staff"
+        )

@@ -32,3 +32,14 @@ def ensure_authors_group(**kwargs) -> Group:
     if set(group.permissions.all()) != set(wanted):
         group.permissions.set(wanted)
     return group
+
+
+def staff_follows_authors_group(sender, instance, action, pk_set, reverse, **kwargs):
+    """Joining `authors` (however it happens: admin form, action, shell) grants admin access; leaving revokes it."""
+    if reverse or action not in {"post_add", "post_remove", "post_clear"}:
+        return
+    is_author_now = instance.groups.filter(name=AUTHORS_GROUP).exists()
+    if instance.is_superuser or instance.is_staff == is_author_now:
+        return
+    type(instance).objects.filter(pk=instance.pk).update(is_staff=is_author_now)
+    instance.is_staff = is_author_now

@@ -19,3 +19,16 @@ def test_authors_group_can_change_content_only():
 def test_author_flag_in_me(author_client, learner_client):
     assert author_client.get("/api/v1/auth/me/").json()["is_author"] is True
     assert learner_client.get("/api/v1/auth/me/").json()["is_author"] is False
+
+
+def test_joining_and_leaving_authors_sets_staff(make_user):
+    from django.contrib.auth.models import Group
+
+    user = make_user()
+    authors = Group.objects.get(name="authors")
+    user.groups.add(authors)
+    user.refresh_from_db()
+    assert user.is_staff is True
+    user.groups.remove(authors)
+    user.refresh_from_db()
+    assert user.is_staff is False
