@@ -39,10 +39,16 @@ def _reject_constant(name: str):
 
 
 class StrictJSONParser(JSONParser):
+    too_large_message = "Request body too large."
+
+    def max_bytes(self) -> int:
+        return settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
     def parse(self, stream, media_type=None, parser_context=None):
-        raw = stream.read(settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1) if stream is not None else b""
-        if len(raw) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
-            raise ParseError("Request body too large.")
+        limit = self.max_bytes()
+        raw = stream.read(limit + 1) if stream is not None else b""
+        if len(raw) > limit:
+            raise ParseError(self.too_large_message)
         if not raw:
             return {}
         try:

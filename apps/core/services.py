@@ -21,7 +21,8 @@ def broker_status() -> str:
     if url.startswith("filesystem"):
         folder = settings.CELERY_BROKER_FILESYSTEM_DIR
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            for sub in ("queue", "processed"):
+                (folder / sub).mkdir(parents=True, exist_ok=True)
         except OSError:
             return "unavailable"
         return "ok"

@@ -1,19 +1,17 @@
 """Flashcard API: thin views — validate, call one service or selector, shape the answer."""
 
-import json
 
 from django.http import HttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import ParseError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.parsers import StrictJSONParser, _check_depth, _reject_constant
+from apps.core.parsers import StrictJSONParser
 from apps.flashcards import optimization, selectors, services, transfer
 from apps.flashcards import serializers as s
 from apps.flashcards.models import OptimizationJob
@@ -180,21 +178,10 @@ class ImportParser(StrictJSONParser):
     """The strict JSON parser with a larger body limit: a collection with its review log runs to megabytes."""
 
     MAX_BYTES = 20 * 1024 * 1024
+    too_large_message = "Import file too large (at most 20 MB)."
 
-    def parse(self, stream, media_type=None, parser_context=None):
-        raw = stream.read(self.MAX_BYTES + 1) if stream is not None else b""
-        if len(raw) > self.MAX_BYTES:
-            raise ParseError("Import file too large (at most 20 MB).")
-        if not raw:
-            return {}
-        try:
-            data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-        except RecursionError as exc:
-            raise ParseError("JSON nested too deeply.") from exc
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ParseError(f"JSON parse error: {exc}") from exc
-        _check_depth(data)
-        return data
+    def max_bytes(self) -> int:
+        return self.MAX_BYTES
 
 
 class ImportApi(FlashcardApi):

@@ -102,7 +102,7 @@ class TopicListApi(generics.ListAPIView):
 
 
 class PracticeSessionListCreateApi(APIView):
-    @extend_schema(responses={200: paginated_schema(s.SessionListSerializer)})
+    @extend_schema(operation_id="practice_sessions_list", responses={200: paginated_schema(s.SessionListSerializer)})
     def get(self, request) -> Response:
         """The signed-in user's own sessions, newest first."""
         if not request.user.is_authenticated:

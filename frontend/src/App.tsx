@@ -11,6 +11,8 @@ const FlashcardsArea = lazy(() => import("./areas/flashcards"));
 const LabArea = lazy(() => import("./areas/lab"));
 import { AccountPage, LoginPage, SignupPage } from "./areas/account";
 import Home from "./Home";
+// Eager, not with the lazy learn area: it merges this browser's reading progress on any sign-in or sign-up page.
+import "./areas/learn/progress";
 
 const NAV = [
   { to: "/learn", label: "Learn" },
