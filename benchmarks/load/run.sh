@@ -62,10 +62,17 @@ stage() {  # label, user class, users, per-user rate
 LOAD_PER_USER_RPS=2 "$VENV/bin/locust" -f benchmarks/load/locustfile.py Learner PingUser --headless -u 8 -r 8 -t 8s \
   --host "http://127.0.0.1:$PORT" --only-summary -L ERROR >"$OUT/warmup.log" 2>&1 || true
 
-for users in $STAGES; do
-  stage learners Learner "$users" 1 || break  # one stage past the limit is enough
-done
-for users in $PING_STAGES; do
-  stage ping PingUser "$users" "$PING_PER_USER_RPS" || break
-done
+run_stages() {  # label, user class, per-user rate, user counts...: stop after two failing stages in a row
+  local label=$1 class=$2 rate=$3 failures=0
+  shift 3
+  for users in "$@"; do
+    if stage "$label" "$class" "$users" "$rate"; then failures=0; else failures=$((failures + 1)); fi
+    [ "$failures" -ge 2 ] && break
+  done
+  return 0
+}
+# shellcheck disable=SC2086
+run_stages learners Learner 1 $STAGES
+# shellcheck disable=SC2086
+run_stages ping PingUser "$PING_PER_USER_RPS" $PING_STAGES
 "$VENV/bin/python" benchmarks/load/summarize.py --report "$OUT"
