@@ -29,6 +29,19 @@ class ChapterListSerializer(serializers.ModelSerializer):
     def get_status(self, chapter) -> str | None:
         return self.context.get("progress", {}).get(chapter.slug)
 
+    def to_representation(self, chapter) -> dict:
+        # Same fields as the declared ones, without DRF's per-field machinery (lists of every chapter).
+        return {
+            "slug": chapter.slug,
+            "title": chapter.title,
+            "part": chapter.part.slug,
+            "order": chapter.order,
+            "summary": chapter.summary,
+            "minutes": chapter.minutes,
+            "level": chapter.level,
+            "status": self.get_status(chapter),
+        }
+
 
 class KeyNumberSerializer(serializers.Serializer):
     label = serializers.CharField()

@@ -33,9 +33,27 @@ def render_chapter_body(body: str, entries: list[GlossaryEntry]) -> str:
 # --- selectors -------------------------------------------------------------------------------------------
 
 
-def chapter_queryset(user) -> QuerySet[Chapter]:
+def user_is_author(user) -> bool:
+    from apps.core.permissions import is_author
+
+    return is_author(user)
+
+
+def _visible(queryset: QuerySet, author: bool) -> QuerySet:
+    """``visible_to`` with the author check already made (it costs a query per call)."""
+    return queryset.all() if author else queryset.published()
+
+
+def chapter_queryset(user, *, author: bool | None = None) -> QuerySet[Chapter]:
     """Chapters the user may read (drafts only for authors), in curriculum order."""
-    return Chapter.objects.visible_to(user).filter(part__in=Part.objects.visible_to(user)).select_related("part")
+    author = user_is_author(user) if author is None else author
+    return _visible(Chapter.objects, author).filter(part__in=_visible(Part.objects, author)).select_related("part")
+
+
+def chapter_links_queryset(*, author: bool) -> QuerySet[Chapter]:
+    """Readable chapters with just what a link needs (slug and title), in curriculum order."""
+    return (_visible(Chapter.objects, author).filter(part__in=_visible(Part.objects, author))
+            .only("id", "slug", "title").order_by("part__order", "order"))
 
 
 def progress_by_slug(user) -> dict[str, str]:
@@ -69,25 +87,38 @@ def part_list(*, user) -> list[dict]:
     ]
 
 
-def chapter_get(*, user, slug: str) -> Chapter:
+def chapter_get(*, user, slug: str, author: bool | None = None) -> Chapter:
     from apps.glossary.models import Term
     from apps.quiz.models import Question
 
-    queryset = chapter_queryset(user).prefetch_related(
-        Prefetch("prerequisites", queryset=chapter_queryset(user)),
-        Prefetch("glossary_terms", queryset=Term.objects.visible_to(user).order_by("term")),
-        Prefetch("questions", queryset=Question.objects.published().order_by("id")),
+    author = user_is_author(user) if author is None else author
+    queryset = chapter_queryset(user, author=author).prefetch_related(
+        Prefetch("prerequisites", queryset=chapter_links_queryset(author=author)),
+        Prefetch("glossary_terms",
+                 queryset=_visible(Term.objects, author).only("id", "slug", "term", "definition").order_by("term")),
+        Prefetch("questions", queryset=Question.objects.published().only("id", "slug", "kind", "level").order_by("id")),
     )
     return get_object_or_404(queryset, slug=slug)
 
 
-def chapter_neighbours(*, user, chapter: Chapter) -> tuple[Chapter | None, Chapter | None]:
-    """The previous and next chapter across parts in curriculum order."""
-    ordered = list(chapter_queryset(user).order_by("part__order", "order").only("slug", "title", "part__order", "order"))
-    index = next(i for i, item in enumerate(ordered) if item.pk == chapter.pk)
+def chapter_neighbours(*, user, chapter: Chapter, author: bool | None = None) -> tuple[dict | None, dict | None]:
+    """The previous and next chapter across parts in curriculum order, as ``{"slug", "title"}`` links."""
+    author = user_is_author(user) if author is None else author
+    ordered = list(chapter_links_queryset(author=author).values_list("pk", "slug", "title"))
+    index = next(i for i, (pk, _, _) in enumerate(ordered) if pk == chapter.pk)
     previous = ordered[index - 1] if index > 0 else None
     following = ordered[index + 1] if index + 1 < len(ordered) else None
-    return previous, following
+    return (
+        {"slug": previous[1], "title": previous[2]} if previous else None,
+        {"slug": following[1], "title": following[2]} if following else None,
+    )
+
+
+def chapter_status(user, chapter: Chapter) -> str | None:
+    """The reader's progress on one chapter (None when signed out or not started)."""
+    if not user or not user.is_authenticated:
+        return None
+    return ChapterProgress.objects.filter(user=user, chapter=chapter).values_list("status", flat=True).first()
 
 
 def _graph(user) -> tuple[list[Chapter], dict[str, list[str]]]:

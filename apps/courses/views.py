@@ -46,7 +46,9 @@ class ChapterListApi(generics.ListAPIView):
         return Response(s.ChapterAuthoringSerializer(services.chapter_authoring(chapter)).data, status=status.HTTP_201_CREATED)
 
     def get_queryset(self):
-        return services.chapter_queryset(self.request.user).order_by("part__order", "order")
+        # The list shows no body: leave the large text columns in the database.
+        return (services.chapter_queryset(self.request.user).order_by("part__order", "order")
+                .defer("body", "body_html", "objectives", "key_numbers", "simulators", "source_file"))
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "progress": services.progress_by_slug(self.request.user)}
@@ -56,8 +58,8 @@ def link(chapter: Chapter | None) -> dict | None:
     return {"slug": chapter.slug, "title": chapter.title} if chapter else None
 
 
-def _chapter_detail(user, chapter: Chapter) -> dict:
-    previous, following = services.chapter_neighbours(user=user, chapter=chapter)
+def _chapter_detail(user, chapter: Chapter, author: bool) -> dict:
+    previous, following = services.chapter_neighbours(user=user, chapter=chapter, author=author)
     return {
         "slug": chapter.slug,
         "title": chapter.title,
@@ -73,9 +75,9 @@ def _chapter_detail(user, chapter: Chapter) -> dict:
         "simulators": [{"name": name, "url": f"/lab/{name}"} for name in chapter.simulators],
         "glossary_terms": [{"slug": t.slug, "term": t.term, "definition": t.definition} for t in chapter.glossary_terms.all()],
         "questions": [{"id": q.id, "slug": q.slug, "kind": q.kind, "level": q.level} for q in chapter.questions.all()],
-        "previous": link(previous),
-        "next": link(following),
-        "status": services.progress_by_slug(user).get(chapter.slug),
+        "previous": previous,
+        "next": following,
+        "status": services.chapter_status(user, chapter),
     }
 
 
@@ -87,8 +89,9 @@ class ChapterDetailApi(APIView):
 
     @extend_schema(responses={200: s.ChapterDetailSerializer})
     def get(self, request, slug: str):
-        chapter = services.chapter_get(user=request.user, slug=slug)
-        return Response(s.ChapterDetailSerializer(_chapter_detail(request.user, chapter)).data)
+        author = services.user_is_author(request.user)
+        chapter = services.chapter_get(user=request.user, slug=slug, author=author)
+        return Response(s.ChapterDetailSerializer(_chapter_detail(request.user, chapter, author)).data)
 
     @extend_schema(request=s.ChapterWriteSerializer(partial=True),
                    responses={200: s.ChapterAuthoringSerializer, 404: None, **AUTHORING_RESPONSES})

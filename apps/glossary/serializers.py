@@ -15,6 +15,10 @@ class TermListSerializer(serializers.ModelSerializer):
         model = Term
         fields = ["slug", "term", "aliases", "definition"]
 
+    def to_representation(self, term) -> dict:
+        # Same fields as declared, without DRF's per-field machinery (clients load up to 500 terms at once).
+        return {"slug": term.slug, "term": term.term, "aliases": term.aliases, "definition": term.definition}
+
 
 class TermQuerySerializer(serializers.Serializer):
     q = serializers.CharField(max_length=200, required=False, allow_blank=True)

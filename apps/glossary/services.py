@@ -9,26 +9,47 @@ from django.shortcuts import get_object_or_404
 from apps.courses.rendering import render_markdown
 from apps.glossary.models import Term
 
+LIST_FIELDS = ("id", "slug", "term", "aliases", "definition")
+
+# Rendered explanations by (slug, updated_at): a term's explanation only changes when the term is saved, which moves
+# updated_at. Bounded so a long-running worker cannot grow it without limit.
+_EXPLANATION_CACHE: dict[tuple[str, object], str] = {}
+_EXPLANATION_CACHE_MAX = 2000
+
 
 def term_list(*, user, q: str = "") -> QuerySet[Term]:
     """Terms visible to the user; ``q`` is a case-insensitive substring of the term or one of its aliases."""
-    terms = Term.objects.visible_to(user).order_by("term")
+    terms = Term.objects.visible_to(user).only(*LIST_FIELDS).order_by("term")
     q = q.strip()
     if not q:
         return terms
     # Aliases are a JSON list; matching on its text form is portable across SQLite and PostgreSQL.
-    alias_hits = [term.pk for term in terms.exclude(aliases=[]) if any(q.lower() in alias.lower() for alias in term.aliases)]
+    needle = q.lower()
+    alias_hits = [pk for pk, aliases in terms.exclude(aliases=[]).values_list("pk", "aliases")
+                  if any(needle in alias.lower() for alias in aliases)]
     return terms.filter(Q(term__icontains=q) | Q(pk__in=alias_hits))
 
 
 def term_get(*, user, slug: str) -> Term:
-    from apps.courses.services import chapter_queryset
+    from apps.courses.services import _visible, chapter_links_queryset, user_is_author
 
-    queryset = Term.objects.visible_to(user).prefetch_related(
-        Prefetch("related", queryset=Term.objects.visible_to(user).order_by("term")),
-        Prefetch("chapters", queryset=chapter_queryset(user).order_by("part__order", "order")),
+    author = user_is_author(user)
+    queryset = _visible(Term.objects, author).prefetch_related(
+        Prefetch("related", queryset=_visible(Term.objects, author).only("id", "slug", "term", "definition").order_by("term")),
+        Prefetch("chapters", queryset=chapter_links_queryset(author=author)),
     )
     return get_object_or_404(queryset, slug=slug)
+
+
+def explanation_html(term: Term) -> str:
+    key = (term.slug, term.updated_at)
+    html = _EXPLANATION_CACHE.get(key)
+    if html is None:
+        html = render_markdown(term.explanation)
+        if len(_EXPLANATION_CACHE) >= _EXPLANATION_CACHE_MAX:
+            _EXPLANATION_CACHE.clear()
+        _EXPLANATION_CACHE[key] = html
+    return html
 
 
 def term_detail(term: Term) -> dict:
@@ -37,7 +58,7 @@ def term_detail(term: Term) -> dict:
         "term": term.term,
         "aliases": term.aliases,
         "definition": term.definition,
-        "explanation_html": render_markdown(term.explanation),
+        "explanation_html": explanation_html(term),
         "related": [{"slug": other.slug, "term": other.term, "definition": other.definition} for other in term.related.all()],
         "chapters": [{"slug": chapter.slug, "title": chapter.title} for chapter in term.chapters.all()],
         "simulators": [{"name": name, "url": f"/lab/{name}"} for name in term.simulators],
