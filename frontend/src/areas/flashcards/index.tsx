@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { Link, NavLink, Route, Routes, useSearchParams } from "react-router-dom";
 import { api, ApiError } from "../../lib/api";
 import { useAuth } from "../../lib/auth";
@@ -96,22 +96,29 @@ function Review() {
   useEffect(() => { void load().catch((e: Error) => setError(e.message)); }, [load]);
 
   const card = queue?.cards[0];
+  // One review or undo at a time: a second key press while one is in flight must not rate the card again.
+  const busy = useRef(false);
   const rate = useCallback(async (rating: number) => {
-    if (!card) return;
+    if (!card || busy.current) return;
+    busy.current = true;
     try {
       await api(`/flashcards/${card.card_id}/review/`, { method: "POST", body: { rating, review_id: newId() } });
+      await load();
       setHistory((h) => [...h, card.card_id]);
       setReviewed((n) => n + 1);
-      await load();
     } catch (e) { setError(e instanceof ApiError ? e.message : String(e)); }
+    finally { busy.current = false; }
   }, [card, load]);
   const undo = useCallback(async () => {
     const last = history[history.length - 1];
-    if (last === undefined) return;
-    await api(`/flashcards/${last}/undo/`, { method: "POST" });
-    setHistory((h) => h.slice(0, -1));
-    setReviewed((n) => Math.max(0, n - 1));
-    await load();
+    if (last === undefined || busy.current) return;
+    busy.current = true;
+    try {
+      await api(`/flashcards/${last}/undo/`, { method: "POST" });
+      await load();
+      setHistory((h) => h.slice(0, -1));
+      setReviewed((n) => Math.max(0, n - 1));
+    } finally { busy.current = false; }
   }, [history, load]);
 
   useEffect(() => {
