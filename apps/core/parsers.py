@@ -4,7 +4,7 @@ import json
 
 from django.conf import settings
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser
+from rest_framework.parsers import BaseParser, JSONParser
 
 MAX_JSON_DEPTH = 32
 
@@ -38,7 +38,9 @@ def _reject_constant(name: str):
     raise ParseError(f"JSON constant {name} is not allowed.")
 
 
-class StrictJSONParser(JSONParser):
+class StrictJSONParsing:
+    """Parsing shared by the strict parsers: bounded read, no NaN/Infinity, bounded depth, clean strings."""
+
     too_large_message = "Request body too large."
 
     def max_bytes(self) -> int:
@@ -59,3 +61,17 @@ class StrictJSONParser(JSONParser):
             raise ParseError(f"JSON parse error: {exc}") from exc
         _check_depth(data)
         return data
+
+
+class StrictJSONParser(StrictJSONParsing, JSONParser):
+    """The default parser: bodies up to DATA_UPLOAD_MAX_MEMORY_SIZE (DRF reads JSON bodies through request.body)."""
+
+
+class LargeJSONParser(StrictJSONParsing, BaseParser):
+    """For the few uploads allowed past the global body limit (e.g. a flashcard collection import).
+
+    Not a JSONParser subclass on purpose: DRF hands JSONParser subclasses `request.body`, where Django enforces
+    DATA_UPLOAD_MAX_MEMORY_SIZE; any other parser reads the request stream, bounded here by ``max_bytes``.
+    """
+
+    media_type = "application/json"

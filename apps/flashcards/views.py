@@ -11,7 +11,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.parsers import StrictJSONParser
+from apps.core.parsers import LargeJSONParser
 from apps.flashcards import optimization, selectors, services, transfer
 from apps.flashcards import serializers as s
 from apps.flashcards.models import OptimizationJob
@@ -174,7 +174,7 @@ def _download(content: bytes, content_type: str, filename: str) -> HttpResponse:
     return response
 
 
-class ImportParser(StrictJSONParser):
+class ImportParser(LargeJSONParser):
     """The strict JSON parser with a larger body limit: a collection with its review log runs to megabytes."""
 
     MAX_BYTES = 20 * 1024 * 1024
