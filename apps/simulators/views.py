@@ -17,10 +17,9 @@ BAD_INPUT = OpenApiResponse(description="Invalid input: `fields` names each bad 
 AUTHORING_RESPONSES = {400: BAD_INPUT, 401: None, 403: None}
 
 
-class CatalogListApi(generics.ListAPIView):
-    """A catalog list (published entries; authors also see drafts); POST: authors add an entry (a draft by default)."""
+class CatalogApi:
+    """What a catalog list and detail share: the model, its serializers, and drafts visible to authors only."""
 
-    filter_backends = []
     permission_classes = [IsAuthorOrReadOnly]
     model = None
     write_serializer: type = None
@@ -28,84 +27,59 @@ class CatalogListApi(generics.ListAPIView):
 
     def get_queryset(self):
         return self.model.objects.visible_to(self.request.user)
+
+    def written(self, row, validated) -> dict:
+        """Saves the validated fields and answers the authoring view of the row with its warnings."""
+        row, warnings = services.catalog_write(self.model, row, validated)
+        return {**self.authoring_serializer(row).data, "warnings": warnings}
+
+
+class CatalogListApi(CatalogApi, generics.ListAPIView):
+    """A catalog list (published entries; authors also see drafts); POST: authors add an entry (a draft by default)."""
+
+    filter_backends = []
 
     def post(self, request):
         data = self.write_serializer(data=request.data)
         data.is_valid(raise_exception=True)
-        row, warnings = services.catalog_write(self.model, None, data.validated_data)
-        body = {**self.authoring_serializer(row).data, "warnings": warnings}
-        return Response(body, status=status.HTTP_201_CREATED)
+        return Response(self.written(None, data.validated_data), status=status.HTTP_201_CREATED)
 
 
-class CatalogDetailApi(generics.RetrieveAPIView):
+class CatalogDetailApi(CatalogApi, generics.RetrieveAPIView):
     """GET: one entry (a draft is a 404 except to authors). PATCH / DELETE: authors only."""
 
     lookup_field = "slug"
-    permission_classes = [IsAuthorOrReadOnly]
-    model = None
-    write_serializer: type = None
-    authoring_serializer: type = None
-
-    def get_queryset(self):
-        return self.model.objects.visible_to(self.request.user)
 
     def patch(self, request, slug: str):
         row = get_object_or_404(self.model, slug=slug)
         data = self.write_serializer(row, data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        row, warnings = services.catalog_write(self.model, row, data.validated_data)
-        return Response({**self.authoring_serializer(row).data, "warnings": warnings})
+        return Response(self.written(row, data.validated_data))
 
     def delete(self, request, slug: str):
         get_object_or_404(self.model, slug=slug).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-def creating(write, authoring):
-    return extend_schema_view(post=extend_schema(request=write, responses={201: authoring, **AUTHORING_RESPONSES}))
-
-
-def editing(write, authoring):
-    return extend_schema_view(
+def catalog_views(model, read, write, authoring, noun: str) -> tuple[type, type]:
+    """The list and detail views of one catalog model, with their authoring calls documented."""
+    attributes = {"model": model, "serializer_class": read, "write_serializer": write, "authoring_serializer": authoring}
+    list_view = extend_schema_view(post=extend_schema(request=write, responses={201: authoring, **AUTHORING_RESPONSES}))(
+        type(f"{model.__name__}ListApi", (CatalogListApi,), {
+            **attributes, "__doc__": f"Catalog {noun}s (published ones; authors also see drafts). POST: authors add a {noun}.",
+        })
+    )
+    detail_view = extend_schema_view(
         patch=extend_schema(request=write, responses={200: authoring, 404: None, **AUTHORING_RESPONSES}),
         delete=extend_schema(responses={204: None, 401: None, 403: None, 404: None}),
-    )
+    )(type(f"{model.__name__}DetailApi", (CatalogDetailApi,), {**attributes, "__doc__": CatalogDetailApi.__doc__}))
+    return list_view, detail_view
 
 
-@creating(s.ModelConfigWriteSerializer, s.ModelConfigAuthoringSerializer)
-class ModelListApi(CatalogListApi):
-    """Catalog models (published ones; authors also see drafts). POST: authors add a model."""
-
-    serializer_class = s.ModelConfigSerializer
-    model = ModelConfig
-    write_serializer = s.ModelConfigWriteSerializer
-    authoring_serializer = s.ModelConfigAuthoringSerializer
-
-
-@editing(s.ModelConfigWriteSerializer, s.ModelConfigAuthoringSerializer)
-class ModelDetailApi(CatalogDetailApi):
-    serializer_class = s.ModelConfigSerializer
-    model = ModelConfig
-    write_serializer = s.ModelConfigWriteSerializer
-    authoring_serializer = s.ModelConfigAuthoringSerializer
-
-
-@creating(s.GPUWriteSerializer, s.GPUAuthoringSerializer)
-class GPUListApi(CatalogListApi):
-    """Catalog GPUs (published ones; authors also see drafts). POST: authors add a GPU."""
-
-    serializer_class = s.GPUSerializer
-    model = GPU
-    write_serializer = s.GPUWriteSerializer
-    authoring_serializer = s.GPUAuthoringSerializer
-
-
-@editing(s.GPUWriteSerializer, s.GPUAuthoringSerializer)
-class GPUDetailApi(CatalogDetailApi):
-    serializer_class = s.GPUSerializer
-    model = GPU
-    write_serializer = s.GPUWriteSerializer
-    authoring_serializer = s.GPUAuthoringSerializer
+ModelListApi, ModelDetailApi = catalog_views(
+    ModelConfig, s.ModelConfigSerializer, s.ModelConfigWriteSerializer, s.ModelConfigAuthoringSerializer, "model"
+)
+GPUListApi, GPUDetailApi = catalog_views(GPU, s.GPUSerializer, s.GPUWriteSerializer, s.GPUAuthoringSerializer, "GPU")
 
 
 class SimulatorApi(APIView):
