@@ -6,25 +6,39 @@ Formats:
   the before-state snapshots). Importing it restores the collection exactly.
 - CSV: a zip with two files, ``cards.csv`` (one row per card with its state) and ``reviews.csv`` (one row per
   review, joined to cards by ``card_id``) — two plain tables open cleanly in any spreadsheet.
-- apkg: an Anki package (genanki) with one Basic note per card, HTML front/back; Anki schedules them as new
-  cards (an .apkg written without Anki's own collection cannot carry FSRS memory states).
+- apkg: an Anki package: one note per card (HTML fields, stable ids, real modification times) in a deck tree
+  "kit::part::chapter", each card with the learner's scheduling (type, queue, due, interval, FSRS memory state)
+  and the review log as Anki's revlog, so a learner can move to Anki and keep going. A later export of edited
+  content updates the notes already in Anki (same guid and id, newer modification time).
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
+import html
 import io
+import itertools
+import json
+import re
+import sqlite3
 import tempfile
 import zipfile
-from datetime import datetime
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import genanki
 from django.db import transaction
+from django.utils.dateparse import parse_datetime
 from rest_framework.exceptions import ValidationError
 
-from apps.flashcards.models import Card, ReviewLog, UserCard
-from apps.flashcards.services import SNAPSHOT_FIELDS, iso, restore, snapshot
+from apps.courses.models import Chapter
+from apps.flashcards import scheduling
+from apps.flashcards.content import SOURCE_MODELS
+from apps.flashcards.models import Card, CardState, ReviewLog, SourceType, SrsSettings, UserCard
+from apps.flashcards.services import SNAPSHOT_FIELDS, day_clock, iso, restore, settings_get, snapshot
 
 FORMAT_NAME = "llmkit-flashcards"
 FORMAT_VERSION = 1
@@ -80,26 +94,253 @@ def export_csv_zip(*, user) -> bytes:
     return buffer.getvalue()
 
 
+# --- Anki ---------------------------------------------------------------------------------------------------
+#
+# Ids: Anki treats note, card and review ids as millisecond timestamps (Check Database renumbers any later than
+# tomorrow), so ours are fixed bases in the past plus our primary keys: stable across exports, never 0, and the
+# same note id for the same card in every learner's package. Review ids are the review times in milliseconds.
+# Days: review due dates are day numbers counted from the package collection's creation day (ANKI_CREATED, with a
+# zero creation offset); Anki's importer shifts them by the difference between the two collections' creation
+# days, so a card due on the learner's local day D is due on day D in the target collection.
+
+ANKI_ROOT_DECK = "LLM-serving interview kit"
+ANKI_MODEL_ID = 1_740_100_001
+ANKI_MODEL_MTIME = 1_740_100_001  # seconds; bump when the note type below changes
+ANKI_NOTE_ID_BASE = 1_700_000_000_000
+ANKI_CARD_ID_BASE = 1_710_000_000_000
+ANKI_DECK_ID_BASE = 1_720_000_000_000
+ANKI_CREATED = datetime(2020, 1, 1, 12, 0, tzinfo=UTC)
+ANKI_DEFAULT_EASE = 2500
+ANKI_CSS = """.card { font-family: system-ui, sans-serif; font-size: 18px; text-align: left; color: black;
+  background-color: white; max-width: 46em; margin: 0 auto; }
+pre { background: #f4f4f4; padding: .6em; overflow-x: auto; } code { font-size: .92em; }
+table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: .2em .5em; }
+.source { color: #888; font-size: .7em; margin-top: 2em; }
+"""
+
 ANKI_MODEL = genanki.Model(
-    1_740_100_001, "LLM-serving kit card",
+    ANKI_MODEL_ID, "LLM-serving kit card",
     fields=[{"name": "Front"}, {"name": "Back"}, {"name": "Source"}],
-    templates=[{"name": "Card 1", "qfmt": "{{Front}}", "afmt": "{{FrontSide}}<hr id=answer>{{Back}}"}],
+    templates=[{"name": "Card 1", "qfmt": "{{Front}}",
+                "afmt": "{{FrontSide}}<hr id=answer>{{Back}}<div class=source>{{Source}}</div>"}],
+    css=ANKI_CSS,
 )
 
 
-def export_apkg(*, user) -> bytes:
-    deck = genanki.Deck(1_740_200_000 + user.pk, "LLM-serving interview kit")
-    for uc in _collection(user):
-        card = uc.card
-        source = f"{card.source_type}:{card.source_id}"
-        tags = [card.source_type] + (["leech"] if uc.leech else [])
-        deck.add_note(genanki.Note(model=ANKI_MODEL, fields=[card.front_html or card.front,
-                                                             card.back_html or card.back, source],
-                                   guid=genanki.guid_for("llmkit", source), tags=tags))
+@dataclass(frozen=True)
+class AnkiDeck:
+    id: int
+    name: str
+
+
+ROOT = AnkiDeck(ANKI_DECK_ID_BASE, ANKI_ROOT_DECK)
+
+
+def _deck_title(order: int, title: str) -> str:
+    """One level of an Anki deck name: "::" separates levels and control characters are not allowed."""
+    clean = re.sub(r"[\x00-\x1f]+", " ", title).replace("::", ":").strip()
+    return f"{order:02d} {clean}"
+
+
+def anki_decks(cards: Iterable[Card]) -> tuple[dict[int, AnkiDeck], list[AnkiDeck]]:
+    """Card pk -> its deck (root::part::chapter of the source's first chapter, else the root), and every deck of
+    the tree that holds a card, parents included."""
+    wanted: dict[str, set[int]] = {}
+    for card in cards:
+        wanted.setdefault(card.source_type, set()).add(card.source_id)
+    chapters_of: dict[tuple[str, int], list[int]] = {}
+    for source_type, ids in wanted.items():
+        model = SOURCE_MODELS[SourceType(source_type)]
+        for source_id, chapter_id in model.objects.filter(pk__in=ids).values_list("pk", "chapters"):
+            if chapter_id is not None:
+                chapters_of.setdefault((source_type, source_id), []).append(chapter_id)
+    chapter_ids = {chapter_id for ids in chapters_of.values() for chapter_id in ids}
+    chapters = {chapter.pk: chapter for chapter in Chapter.objects.filter(pk__in=chapter_ids).select_related("part")}
+    tree: dict[int, AnkiDeck] = {ROOT.id: ROOT}
+    result: dict[int, AnkiDeck] = {}
+    for card in cards:
+        linked = [chapters[pk] for pk in chapters_of.get((card.source_type, card.source_id), []) if pk in chapters]
+        if not linked:
+            result[card.pk] = ROOT
+            continue
+        chapter = min(linked, key=lambda c: (c.part.order, c.order, c.pk))
+        part_name = f"{ANKI_ROOT_DECK}::{_deck_title(chapter.part.order, chapter.part.title)}"
+        part = AnkiDeck(ANKI_DECK_ID_BASE + 1_000_000 + chapter.part.pk, part_name)
+        deck = AnkiDeck(ANKI_DECK_ID_BASE + 2_000_000 + chapter.pk,
+                        f"{part_name}::{_deck_title(chapter.order, chapter.title)}")
+        tree[part.id], tree[deck.id] = part, deck
+        result[card.pk] = deck
+    return result, sorted(tree.values(), key=lambda d: d.name)
+
+
+def anki_guid(card: Card) -> str:
+    return genanki.guid_for("llmkit", f"{card.source_type}:{card.source_id}")
+
+
+def anki_fields(card: Card) -> list[str]:
+    return [card.front_html or html.escape(card.front), card.back_html or html.escape(card.back),
+            html.escape(f"{card.source_type}:{card.source_id}")]
+
+
+def anki_tags(user_card: UserCard) -> list[str]:
+    return [user_card.card.source_type] + (["leech"] if user_card.leech else [])
+
+
+def _strip_html(text: str) -> str:
+    return html.unescape(re.sub(r"<[^>]*>", "", text)).strip()
+
+
+def _field_checksum(text: str) -> int:
+    return int(hashlib.sha1(_strip_html(text).encode()).hexdigest()[:8], 16)
+
+
+def _epoch(moment: datetime) -> int:
+    return int(moment.timestamp())
+
+
+class _AnkiClock:
+    """The learner's days (their time zone and rollover hour) as Anki day numbers."""
+
+    def __init__(self, srs: SrsSettings):
+        self.clock = day_clock(srs)
+        self.origin = ANKI_CREATED.date()
+
+    def day(self, moment: datetime) -> int:
+        return max(0, (self.clock.day_of(moment) - self.origin).days)
+
+    def days_between(self, start: datetime, end: datetime) -> int:
+        return self.clock.day_of(end).toordinal() - self.clock.day_of(start).toordinal()
+
+
+def _interval(clock: _AnkiClock, state: int | None, start: str | datetime | None, due: str | datetime | None) -> int:
+    """Anki's interval of a card in ``state`` scheduled at ``start`` for ``due``: days for review cards, negative
+    seconds for (re)learning steps, 0 for new cards."""
+    start, due = _moment(start), _moment(due)
+    if state in (None, CardState.NEW) or start is None or due is None:
+        return 0
+    if state == CardState.REVIEW:
+        return max(1, clock.days_between(start, due))
+    return -max(1, round((due - start).total_seconds()))
+
+
+def _moment(value: str | datetime | None) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    return parse_datetime(value)
+
+
+def _difficulty_factor(difficulty: float | None) -> int:
+    """Anki's revlog ``factor`` under FSRS: difficulty 1..10 normalized to 100..1100."""
+    if difficulty is None:
+        return 0
+    return int(((difficulty - 1) / 9 + 0.1) * 1000)
+
+
+REVLOG_KIND = {CardState.NEW: 0, CardState.LEARNING: 0, CardState.REVIEW: 1, CardState.RELEARNING: 2}
+
+
+def _revlog_rows(user, clock: _AnkiClock) -> tuple[list[tuple], dict[int, int]]:
+    """Revlog rows in time order with unique millisecond ids, and each card's last review time in seconds."""
+    rows, last_seen, used = [], {}, set()
+    logs = ReviewLog.objects.filter(user=user).select_related("user_card").order_by("reviewed_at", "id")
+    for log in logs.iterator():
+        review_id = int(scheduling.as_utc(log.reviewed_at).timestamp() * 1000)
+        while review_id in used:
+            review_id += 1
+        used.add(review_id)
+        before, after = log.before or {}, log.after or {}
+        card_id = ANKI_CARD_ID_BASE + log.user_card.card_id
+        rows.append((
+            review_id, card_id, -1, log.rating,
+            _interval(clock, log.state_after, log.reviewed_at, after.get("due")),
+            _interval(clock, before.get("state"), before.get("last_review"), before.get("due")),
+            _difficulty_factor(after.get("difficulty")),
+            min(log.duration_ms or 0, 2**31 - 1),
+            REVLOG_KIND.get(log.state_before, 0),
+        ))
+        last_seen[card_id] = review_id // 1000
+    return rows, last_seen
+
+
+def _card_row(user_card: UserCard, *, position: int, deck: AnkiDeck, clock: _AnkiClock, srs: SrsSettings,
+              decay: float, last_review_secs: int | None, now: datetime) -> tuple:
+    """One row of Anki's cards table carrying the learner's FSRS state."""
+    state = user_card.state
+    steps = srs.relearning_steps if state == CardState.RELEARNING else srs.learning_steps
+    ctype, queue, due, interval, ease, left, data = 0, 0, position, 0, 0, 0, ""
+    if state != CardState.NEW:
+        ctype, ease = int(state), ANKI_DEFAULT_EASE
+        last = user_card.last_review or user_card.added_at
+        if state == CardState.REVIEW:
+            queue, due = 2, clock.day(user_card.due)
+            interval = max(1, clock.days_between(last, user_card.due))
+        else:
+            left = max(1, len(steps) - (user_card.step or 0))
+            interval = 1 if state == CardState.RELEARNING else 0
+            if clock.days_between(last, user_card.due) >= 1:
+                queue, due = 3, clock.day(user_card.due)  # a step of a day or more: "day learning"
+            else:
+                queue, due = 1, _epoch(user_card.due)
+        memory = {"s": round(user_card.stability, 4), "d": round(user_card.difficulty, 3)} \
+            if user_card.stability is not None and user_card.difficulty is not None else {}
+        data = json.dumps({**memory, "dr": round(srs.desired_retention, 2), "decay": round(decay, 3),
+                           "lrt": last_review_secs if last_review_secs is not None else _epoch(last)},
+                          separators=(",", ":"))
+    if user_card.suspended:
+        queue = -1
+    elif user_card.buried_until is not None and user_card.buried_until > now:
+        queue = -2
+    mtime = _epoch(max(filter(None, [user_card.added_at, user_card.last_review])))
+    return (ANKI_CARD_ID_BASE + user_card.card_id, ANKI_NOTE_ID_BASE + user_card.card_id, deck.id, 0, mtime, -1,
+            ctype, queue, due, interval, ease, user_card.reps, user_card.lapses, left, 0, 0, 0, data)
+
+
+def _note_row(user_card: UserCard) -> tuple:
+    card = user_card.card
+    fields = anki_fields(card)
+    tags = anki_tags(user_card)
+    return (ANKI_NOTE_ID_BASE + card.pk, anki_guid(card), ANKI_MODEL_ID, _epoch(card.updated_at), -1,
+            f" {' '.join(tags)} ", "\x1f".join(fields), _strip_html(fields[0]), _field_checksum(fields[0]), 0, "")
+
+
+def export_apkg(*, user, now: datetime | None = None) -> bytes:
+    """An Anki package: one note per card in the learner's collection, in a deck tree by part and chapter, with
+    each card's scheduling (due, interval, FSRS memory state) and the whole review log."""
+    now = now or datetime.now(UTC)
+    srs = settings_get(user=user)
+    clock = _AnkiClock(srs)
+    decay = (srs.parameters or scheduling.DEFAULT_PARAMETERS)[20]
+    user_cards = list(_collection(user))
+    deck_of, decks = anki_decks([uc.card for uc in user_cards])
+    revlog, last_seen = _revlog_rows(user, clock)
+    genanki_decks = [genanki.Deck(deck.id, deck.name) for deck in decks]
+    genanki_decks[0].add_model(ANKI_MODEL)
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "deck.apkg"
-        genanki.Package(deck).write_to_file(str(path), timestamp=0)
-        return path.read_bytes()
+        path = Path(folder) / "collection.anki2"
+        connection = sqlite3.connect(path)
+        try:
+            cursor = connection.cursor()
+            genanki.Package(genanki_decks).write_to_db(cursor, ANKI_MODEL_MTIME, itertools.count(1))
+            (conf,) = cursor.execute("SELECT conf FROM col").fetchone()
+            conf = {**json.loads(conf), "schedVer": 2, "rollover": srs.day_rollover_hour, "creationOffset": 0,
+                    "curDeck": ROOT.id, "activeDecks": [ROOT.id]}
+            cursor.execute("UPDATE col SET crt = ?, mod = ?, conf = ?",
+                           (_epoch(ANKI_CREATED), int(now.timestamp() * 1000), json.dumps(conf)))
+            cursor.executemany("INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                               [_note_row(uc) for uc in user_cards])
+            cursor.executemany("INSERT INTO cards VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
+                _card_row(uc, position=index + 1, deck=deck_of[uc.card_id], clock=clock, srs=srs, decay=decay,
+                          last_review_secs=last_seen.get(ANKI_CARD_ID_BASE + uc.card_id), now=now)
+                for index, uc in enumerate(user_cards)])
+            cursor.executemany("INSERT INTO revlog VALUES (?,?,?,?,?,?,?,?,?)", revlog)
+            connection.commit()
+        finally:
+            connection.close()
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.write(path, "collection.anki2")
+            archive.writestr("media", "{}")
+        return buffer.getvalue()
 
 
 # --- import -------------------------------------------------------------------------------------------------

@@ -161,7 +161,8 @@ class ExportApi(FlashcardApi):
             return Response(transfer.export_json(user=user, now=timezone.now()))
         if kind == "csv":
             return _download(transfer.export_csv_zip(user=user), "application/zip", "flashcards.zip")
-        return _download(transfer.export_apkg(user=user), "application/octet-stream", "flashcards.apkg")
+        return _download(transfer.export_apkg(user=user, now=timezone.now()), "application/octet-stream",
+                         "flashcards.apkg")
 
     def perform_content_negotiation(self, request, force=False):
         # ?format= is ours (json/csv/apkg), not DRF's renderer override; answers are JSON or a file.

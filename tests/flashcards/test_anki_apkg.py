@@ -1,0 +1,167 @@
+"""The Anki package imported by Anki itself (the official ``anki`` library): scheduling, review log, updates."""
+
+import io
+import sqlite3
+import tempfile
+import time
+import zipfile
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+
+from apps.flashcards import transfer
+from apps.flashcards.models import Card, ReviewLog, UserCard
+from apps.flashcards.services import (
+    card_bury,
+    card_review,
+    card_suspend,
+    day_clock,
+    deck_add,
+    settings_get,
+    settings_update,
+)
+from tests.flashcards.conftest import new_review_id
+
+anki_collection = pytest.importorskip("anki.collection")
+CardAnswer = pytest.importorskip("anki.scheduler.v3").CardAnswer
+
+EXPORT = "/api/v1/flashcards/export/?format=apkg"
+
+
+@pytest.fixture
+def studied(content, learner_client, card_of, monkeypatch):
+    """Five cards: one in review (three reviews), one learning, one suspended, one buried, one new.
+
+    Anki counts days in the machine's local time zone with a 4 am rollover: the learner's settings match it."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    user = learner_client.user
+    settings_update(user=user, fuzzing=False, learning_steps=[10], relearning_steps=[10], time_zone="UTC",
+                    day_rollover_hour=4)
+    start = timezone.now() - timedelta(days=20)
+    deck_add(user=user, slug="all", now=start)
+    q1, q2, q3 = (card_of("question", q).id for q in content["questions"])
+    term = card_of("term", content["term"]).id
+    for moment in (start, start + timedelta(minutes=11), timezone.now() - timedelta(days=3)):
+        card_review(user=user, card_id=q1, rating=3, review_id=new_review_id(), now=moment, duration_ms=4200)
+    card_review(user=user, card_id=q2, rating=1, review_id=new_review_id(), now=timezone.now() - timedelta(minutes=3))
+    card_review(user=user, card_id=q3, rating=3, review_id=new_review_id(), now=timezone.now() - timedelta(hours=1))
+    card_suspend(user=user, card_id=q3, suspended=True)
+    card_bury(user=user, card_id=term, now=timezone.now())
+    return learner_client
+
+
+def _new_collection(folder: Path):
+    return anki_collection.Collection(str(folder / "collection.anki2"))
+
+
+def _import(col, package: bytes, folder: Path, name: str = "deck.apkg"):
+    path = folder / name
+    path.write_bytes(package)
+    request = anki_collection.ImportAnkiPackageRequest(
+        package_path=str(path), options=anki_collection.ImportAnkiPackageOptions(with_scheduling=True))
+    return col.import_anki_package(request)
+
+
+def test_package_ids_and_times_are_real(studied):
+    package = studied.get(EXPORT).content
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "collection.anki2"
+        path.write_bytes(zipfile.ZipFile(io.BytesIO(package)).read("collection.anki2"))
+        db = sqlite3.connect(path)
+        notes = db.execute("select id, mod from notes").fetchall()
+        cards = db.execute("select id, nid, mod from cards").fetchall()
+        db.close()
+    assert len(notes) == 5 and all(nid > 0 and mod > 0 for nid, mod in notes)
+    assert {nid for nid, _ in notes} == {transfer.ANKI_NOTE_ID_BASE + c.pk for c in Card.objects.all()}
+    assert all(cid > 0 and mod > 0 for cid, _, mod in cards)
+
+
+def test_anki_imports_the_package_with_scheduling_and_history(studied, content, card_of):
+    user = studied.user
+    response = studied.get(EXPORT)
+    assert response.status_code == 200
+    with tempfile.TemporaryDirectory() as folder:
+        col = _new_collection(Path(folder))
+        try:
+            _import(col, response.content, Path(folder))
+            problems, ok = col.fix_integrity()
+            assert ok, problems
+            assert col.note_count() == 5 and col.card_count() == 5
+            assert col.db.scalar("select count() from revlog") == ReviewLog.objects.filter(user=user).count() == 5
+
+            # deck tree: root::part::chapter
+            names = {d.name for d in col.decks.all_names_and_ids()}
+            assert "LLM-serving interview kit::01 Foundations::01 C1" in names
+            assert "LLM-serving interview kit::02 Serving::01 C2" in names
+
+            q1 = card_of("question", content["questions"][0])
+            ours = UserCard.objects.get(user=user, card=q1)
+            assert ours.state == 2
+            anki_card = col.get_card(transfer.ANKI_CARD_ID_BASE + q1.pk)
+            assert anki_card.nid == transfer.ANKI_NOTE_ID_BASE + q1.pk
+            assert col.decks.name(anki_card.did) == "LLM-serving interview kit::01 Foundations::01 C1"
+            assert "<em>prefill</em>" in anki_card.question()
+            assert anki_card.type == 2 and anki_card.queue == 2 and anki_card.reps == 3
+            clock = day_clock(settings_get(user=user))
+            today = clock.day_of(timezone.now())
+            assert anki_card.due - col.sched.today == (clock.day_of(ours.due) - today).days
+            assert anki_card.ivl == (clock.day_of(ours.due) - clock.day_of(ours.last_review)).days
+            assert anki_card.due > col.sched.today and anki_card.ivl > 3, (anki_card.due, anki_card.ivl)
+            assert anki_card.memory_state is not None
+            assert round(anki_card.memory_state.stability, 2) == round(ours.stability, 2)
+            assert round(anki_card.memory_state.difficulty, 2) == round(ours.difficulty, 2)
+
+            q2 = card_of("question", content["questions"][1])
+            learning = col.get_card(transfer.ANKI_CARD_ID_BASE + q2.pk)
+            ours = UserCard.objects.get(user=user, card=q2)
+            assert learning.type == 1 and learning.queue == 1 and learning.due == int(ours.due.timestamp())
+            q3 = card_of("question", content["questions"][2])
+            assert col.get_card(transfer.ANKI_CARD_ID_BASE + q3.pk).queue == -1
+            term = card_of("term", content["term"])
+            assert col.get_card(transfer.ANKI_CARD_ID_BASE + term.pk).queue == -2
+            number = card_of("number", content["number"])
+            assert col.get_card(transfer.ANKI_CARD_ID_BASE + number.pk).type == 0
+
+            # the learner keeps going in Anki with FSRS: the review card is answered from its carried state
+            col.set_config("fsrs", True)
+            anki_card.start_timer()
+            states = col._backend.get_scheduling_states(anki_card.id)
+            assert states.current.normal.review.scheduled_days == anki_card.ivl
+            col.sched.answer_card(col.sched.build_answer(card=anki_card, states=states, rating=CardAnswer.GOOD))
+            answered = col.get_card(anki_card.id)
+            assert answered.reps == 4 and answered.due > col.sched.today and answered.ivl > anki_card.ivl
+            assert col.db.scalar("select count() from revlog") == 6
+        finally:
+            col.close()
+
+
+def test_reexport_after_an_edit_updates_the_note_in_place(studied, content, card_of):
+    q1 = content["questions"][0]
+    card = card_of("question", q1)
+    Card.objects.filter(pk=card.pk).update(updated_at=timezone.now() - timedelta(days=30))
+    first = studied.get(EXPORT).content
+    with tempfile.TemporaryDirectory() as folder:
+        col = _new_collection(Path(folder))
+        try:
+            _import(col, first, Path(folder), "first.apkg")
+            note_id = transfer.ANKI_NOTE_ID_BASE + card.pk
+            old_mtime = col.get_note(note_id).mod
+            # an author edits the question; the card follows on commit
+            q1.prompt = "What is *prefill*, exactly?"
+            q1.save()
+            from apps.flashcards.content import sync_card
+
+            sync_card("question", q1)
+            second = studied.get(EXPORT).content
+            _import(col, second, Path(folder), "second.apkg")
+            assert col.note_count() == 5 and col.card_count() == 5
+            note = col.get_note(note_id)
+            assert "exactly" in note["Front"] and note.mod > old_mtime
+            problems, ok = col.fix_integrity()
+            assert ok, problems
+            assert col.db.scalar("select count() from revlog") == 5
+        finally:
+            col.close()
