@@ -140,9 +140,21 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
 
-# Caches: local memory by default; Redis when CACHE_URL is given.
+# Caches: local memory by default; Redis when CACHE_URL is given, through a wrapper that degrades to a
+# per-process cache when Redis errors or stalls (short socket timeouts, a circuit breaker, logged once and
+# counted in metrics), so a Redis outage never fails a request: throttles become per-process meanwhile.
 if os.environ.get("CACHE_URL"):
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["CACHE_URL"]}}
+    CACHES = {
+        "default": {
+            "BACKEND": "apps.core.cache.ResilientRedisCache",
+            "LOCATION": os.environ["CACHE_URL"],
+            "OPTIONS": {
+                "socket_connect_timeout": float(os.environ.get("CACHE_CONNECT_TIMEOUT_S", "0.05")),
+                "socket_timeout": float(os.environ.get("CACHE_SOCKET_TIMEOUT_S", "0.05")),
+                "retry_after_s": float(os.environ.get("CACHE_RETRY_AFTER_S", "5")),
+            },
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -250,6 +262,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# Job endpoints ping the broker first and answer 503 when it does not answer within this many seconds.
+BROKER_CHECK_TIMEOUT_S = float(os.environ.get("BROKER_CHECK_TIMEOUT_S", "0.1"))
 # Sweeps: a job with no heartbeat for this long is failed (a lost worker); optional dedicated queue.
 SWEEP_WATCHDOG_TIMEOUT_S = int(os.environ.get("SWEEP_WATCHDOG_TIMEOUT_S", "600"))
 SWEEPS_QUEUE = os.environ.get("SWEEPS_QUEUE") or None

@@ -9,9 +9,24 @@ import logging
 
 from django.apps import apps as django_apps
 from django.conf import settings
+from prometheus_client import Counter, Gauge
 from prometheus_client.core import GaugeMetricFamily
 
 logger = logging.getLogger(__name__)
+
+# Degraded dependencies: the shared cache (throttle counters) falling back to a per-process cache.
+CACHE_ERRORS = Counter("llmkit_cache_errors", "Shared cache operations that failed and were served locally", ["error"])
+CACHE_AVAILABLE = Gauge("llmkit_cache_available", "1 while the shared cache answers, 0 during an outage",
+                        multiprocess_mode="livemin")
+CACHE_AVAILABLE.set(1)
+
+
+def cache_error(error: str) -> None:
+    CACHE_ERRORS.labels(error=error).inc()
+
+
+def cache_available(up: bool) -> None:
+    CACHE_AVAILABLE.set(1 if up else 0)
 
 
 def celery_queue_depth() -> int | None:

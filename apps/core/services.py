@@ -1,4 +1,4 @@
-"""Health probes for the database and the Celery broker."""
+"""Health probes for the database, the Celery broker and the shared cache."""
 
 from django.conf import settings
 from django.db import connection
@@ -30,12 +30,35 @@ def broker_status() -> str:
         import redis
 
         try:
-            client = redis.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5)
-            client.ping()
+            timeout = getattr(settings, "BROKER_CHECK_TIMEOUT_S", 0.1)
+            client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+            try:
+                client.ping()
+            finally:
+                client.close()
         except Exception:  # connection refused, timeout, auth: all mean unavailable
             return "unavailable"
         return "ok"
     return "unknown"
+
+
+def cache_status() -> str:
+    """"ok", "unavailable" (requests are then served from a per-process cache), or "local" (no shared cache)."""
+    from django.core.cache import caches
+    from django.core.cache.backends.dummy import DummyCache
+    from django.core.cache.backends.locmem import LocMemCache
+
+    backend = caches["default"]
+    probe = getattr(backend, "status", None)
+    if callable(probe):
+        return probe()
+    if isinstance(backend, (LocMemCache, DummyCache)):
+        return "local"
+    try:
+        backend.get("llmkit:health-probe")
+    except Exception:  # any backend error means "not answering"
+        return "unavailable"
+    return "ok"
 
 
 def ensure_broker_available() -> None:

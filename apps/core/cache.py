@@ -1,0 +1,158 @@
+"""A Redis cache that degrades instead of failing: the shared mechanism behind throttles and cached values.
+
+Every cache operation goes to Redis with socket timeouts in the tens of milliseconds. When Redis errors (killed,
+refusing connections) or does not answer in time (frozen), the operation is served by a per-process local-memory
+cache instead, and Redis is left alone for ``retry_after_s`` seconds (a circuit breaker), so a dead or frozen
+Redis costs at most one short timeout per process per interval, not one per request. The first operation after the
+interval probes Redis again: recovery needs no restart. The outage is logged once when it starts and once when it
+ends, and counted in Prometheus (``llmkit_cache_errors_total``, ``llmkit_cache_available``).
+
+Throttle counters therefore fall back to a per-process limiter while Redis is down: limits stay in force per
+process (looser in total across processes), and no request fails because the cache did.
+
+Configure as ``django.core.cache.backends.redis.RedisCache`` would be, with two extra OPTIONS:
+``retry_after_s`` (default 5) and ``fallback_max_entries`` (default 10000).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import ClassVar
+
+from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
+from django.core.cache.backends.locmem import LocMemCache
+from django.core.cache.backends.redis import RedisCache
+
+logger = logging.getLogger(__name__)
+
+
+def _redis_errors() -> tuple[type[BaseException], ...]:
+    import redis
+
+    return (redis.exceptions.RedisError, OSError)
+
+
+class _Breaker:
+    """Per-process state for one Redis location, shared by the per-thread cache objects Django creates."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        self.lock = threading.Lock()
+        self.down = False
+        self.retry_at = 0.0
+
+    def should_try(self) -> bool:
+        return not self.down or time.monotonic() >= self.retry_at
+
+    def failed(self, exc: BaseException, retry_after_s: float) -> None:
+        from apps.core import metrics
+
+        metrics.cache_error(type(exc).__name__)
+        with self.lock:
+            self.retry_at = time.monotonic() + retry_after_s
+            if self.down:
+                return
+            self.down = True
+        metrics.cache_available(False)
+        logger.warning(
+            "cache unavailable (%s: %s); serving from a per-process cache and retrying every %.1f s",
+            type(exc).__name__, exc, retry_after_s,
+        )
+
+    def succeeded(self) -> None:
+        if not self.down:
+            return
+        from apps.core import metrics
+
+        with self.lock:
+            if not self.down:
+                return
+            self.down = False
+        metrics.cache_available(True)
+        logger.warning("cache available again; back on the shared cache")
+
+
+class ResilientRedisCache(BaseCache):
+    _breakers: ClassVar[dict[str, _Breaker]] = {}
+    _breakers_lock = threading.Lock()
+
+    def __init__(self, server, params):
+        super().__init__(params)
+        options = dict(params.get("OPTIONS", {}))
+        self.retry_after_s = float(options.pop("retry_after_s", 5.0))
+        fallback_entries = int(options.pop("fallback_max_entries", 10000))
+        self._location = server if isinstance(server, str) else ",".join(server)
+        self._redis = RedisCache(server, {**params, "OPTIONS": options})
+        self._local = LocMemCache(
+            f"resilient-fallback:{self._location}",
+            {**params, "OPTIONS": {"MAX_ENTRIES": fallback_entries}},
+        )
+        with self._breakers_lock:
+            self._breaker = self._breakers.setdefault(self._location, _Breaker(self._location))
+
+    # -- the one place that decides where an operation goes --------------------------------------------------
+    def _call(self, name: str, *args, **kwargs):
+        breaker = self._breaker
+        if breaker.should_try():
+            try:
+                result = getattr(self._redis, name)(*args, **kwargs)
+            except _redis_errors() as exc:
+                breaker.failed(exc, self.retry_after_s)
+            else:
+                breaker.succeeded()
+                return result
+        return getattr(self._local, name)(*args, **kwargs)
+
+    @property
+    def degraded(self) -> bool:
+        return self._breaker.down
+
+    def status(self) -> str:
+        """Pings Redis (bypassing the breaker) and updates it: "ok" or "unavailable"."""
+        try:
+            self._redis._cache.get_client(write=True).ping()
+        except _redis_errors() as exc:
+            self._breaker.failed(exc, self.retry_after_s)
+            return "unavailable"
+        self._breaker.succeeded()
+        return "ok"
+
+    # -- the cache API -----------------------------------------------------------------------------------------
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._call("add", key, value, timeout, version)
+
+    def get(self, key, default=None, version=None):
+        return self._call("get", key, default, version)
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._call("set", key, value, timeout, version)
+
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._call("touch", key, timeout, version)
+
+    def delete(self, key, version=None):
+        return self._call("delete", key, version)
+
+    def get_many(self, keys, version=None):
+        return self._call("get_many", list(keys), version)
+
+    def has_key(self, key, version=None):
+        return self._call("has_key", key, version)
+
+    def incr(self, key, delta=1, version=None):
+        return self._call("incr", key, delta, version)
+
+    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._call("set_many", data, timeout, version)
+
+    def delete_many(self, keys, version=None):
+        return self._call("delete_many", list(keys), version)
+
+    def clear(self):
+        self._local.clear()
+        return self._call("clear")
+
+    def close(self, **kwargs):
+        self._redis.close(**kwargs)
