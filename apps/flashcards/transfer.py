@@ -4,8 +4,9 @@ Formats:
 - JSON: ``{"format": "llmkit-flashcards", "version": 1, "exported_at", "cards": [...]}``; each card holds its
   source (``source_type``, ``source_id``), front/back, every scheduling column and ``reviews`` (the full log with
   the before-state snapshots). Importing it restores the collection exactly.
-- CSV: a zip with two files, ``cards.csv`` (one row per card with its state) and ``reviews.csv`` (one row per
-  review, joined to cards by ``card_id``) — two plain tables open cleanly in any spreadsheet.
+- CSV: one plain CSV file, one row per card, with Anki's header lines (``#separator:comma``, ``#html:true``,
+  ``#columns:``, ``#deck column:``, ``#tags column:``, ``#guid column:``): Anki's importer reads it without choices
+  (one note per card, in the same deck tree as the package) and a spreadsheet gets each card's state.
 - apkg: an Anki package: one note per card (HTML fields, stable ids, real modification times) in a deck tree
   "kit::part::chapter", each card with the learner's scheduling (type, queue, due, interval, FSRS memory state)
   and the review log as Anki's revlog, so a learner can move to Anki and keep going. A later export of edited
@@ -71,27 +72,6 @@ def export_json(*, user, now: datetime) -> dict:
         for uc in _collection(user)
     ]
     return {"format": FORMAT_NAME, "version": FORMAT_VERSION, "exported_at": iso(now), "cards": cards}
-
-
-def _csv(rows: list[list], header: list[str]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue()
-
-
-def export_csv_zip(*, user) -> bytes:
-    card_header = ["card_id", "source_type", "source_id", "front", "back", "added_at", *SNAPSHOT_FIELDS]
-    card_rows = [[uc.card_id, uc.card.source_type, uc.card.source_id, uc.card.front, uc.card.back, iso(uc.added_at),
-                  *snapshot(uc).values()] for uc in _collection(user)]
-    review_rows = [[log.user_card.card_id, *[review_dict(log)[name] for name in REVIEW_FIELDS]]
-                   for log in ReviewLog.objects.filter(user=user).select_related("user_card").order_by("reviewed_at")]
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("cards.csv", _csv(card_rows, card_header))
-        archive.writestr("reviews.csv", _csv(review_rows, ["card_id", *REVIEW_FIELDS]))
-    return buffer.getvalue()
 
 
 # --- Anki ---------------------------------------------------------------------------------------------------
@@ -341,6 +321,34 @@ def export_apkg(*, user, now: datetime | None = None) -> bytes:
             archive.write(path, "collection.anki2")
             archive.writestr("media", "{}")
         return buffer.getvalue()
+
+
+CSV_COLUMNS = ["Front", "Back", "Deck", "Tags", "GUID", "Source", "Card id", "State", "Due", "Last review",
+               "Stability", "Difficulty", "Reps", "Lapses", "Suspended"]
+
+
+def export_csv(*, user) -> str:
+    """One CSV file, one row (one Anki note) per card, with the header lines Anki's importer reads so that it
+    needs no choices: comma separator, HTML fields, the Basic note type with Front/Back mapped by column name,
+    the deck (root::part::chapter), tag and GUID columns. The other columns (scheduling) are for spreadsheets;
+    Anki leaves them unmapped."""
+    user_cards = list(_collection(user))
+    deck_of, _ = anki_decks([uc.card for uc in user_cards])
+    buffer = io.StringIO()
+    buffer.write("#separator:comma\n#html:true\n#notetype:Basic\n")
+    buffer.write(f"#columns:{','.join(CSV_COLUMNS)}\n")
+    for label in ("Deck", "Tags", "GUID"):
+        buffer.write(f"#{label.lower() if label != 'GUID' else 'guid'} column:{CSV_COLUMNS.index(label) + 1}\n")
+    writer = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n")  # no record starts with "#"
+    for uc in user_cards:
+        card = uc.card
+        front, back, source = anki_fields(card)
+        writer.writerow([front, back, deck_of[card.pk].name, " ".join(anki_tags(uc)), anki_guid(card), source,
+                         card.pk, CardState(uc.state).label, iso(uc.due), iso(uc.last_review),
+                         "" if uc.stability is None else uc.stability,
+                         "" if uc.difficulty is None else uc.difficulty, uc.reps, uc.lapses,
+                         "yes" if uc.suspended else "no"])
+    return buffer.getvalue()
 
 
 # --- import -------------------------------------------------------------------------------------------------

@@ -150,9 +150,9 @@ class OptimizeDiscardApi(OptimizeDecideApi):
 class ExportApi(FlashcardApi):
     @extend_schema(parameters=[s.ExportQuerySerializer],
                    responses={(200, "application/json"): OpenApiTypes.OBJECT,
-                              (200, "application/zip"): OpenApiTypes.BINARY,
+                              (200, "text/csv"): OpenApiTypes.BINARY,
                               (200, "application/octet-stream"): OpenApiTypes.BINARY, **ERRORS},
-                   summary="Your cards with state and review log: json, csv (zip of cards.csv + reviews.csv), apkg")
+                   summary="Your cards with state and review log: json, csv (one Anki-ready CSV file), apkg")
     def get(self, request):
         query = s.ExportQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -160,7 +160,7 @@ class ExportApi(FlashcardApi):
         if kind == "json":
             return Response(transfer.export_json(user=user, now=timezone.now()))
         if kind == "csv":
-            return _download(transfer.export_csv_zip(user=user), "application/zip", "flashcards.zip")
+            return _download(transfer.export_csv(user=user).encode(), "text/csv; charset=utf-8", "flashcards.csv")
         return _download(transfer.export_apkg(user=user, now=timezone.now()), "application/octet-stream",
                          "flashcards.apkg")
 
