@@ -1,5 +1,8 @@
+from functools import lru_cache
+from pathlib import Path
+
 from django.conf import settings
-from django.http import FileResponse, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -49,10 +52,23 @@ def ping(request):
 
 @ensure_csrf_cookie
 def spa_index(request, path: str = ""):
-    """Serves the built single-page app; the client router takes it from there."""
+    """Serves the built single-page app; the client router takes it from there.
+
+    The page tells the client whether this browser is signed in, so an anonymous visit does not have to ask the API
+    (and log a 401) to find out.
+    """
     index = settings.FRONTEND_DIST / "index.html"
     if not index.exists():
         return HttpResponse(
             "<h1>Front end not built</h1><p>Run <code>make run</code> (it builds frontend/).</p>", status=503
         )
-    return FileResponse(index.open("rb"), content_type="text/html")
+    session = "signed-in" if request.user.is_authenticated else "anonymous"
+    html = _index_html(str(index), index.stat().st_mtime_ns).replace(
+        "<head>", f'<head>\n    <meta name="session" content="{session}" />', 1
+    )
+    return HttpResponse(html, content_type="text/html; charset=utf-8")
+
+
+@lru_cache(maxsize=4)
+def _index_html(path: str, mtime_ns: int) -> str:
+    return Path(path).read_text(encoding="utf-8")

@@ -41,6 +41,15 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const refresh = useCallback(async () => {
     try {
+      // The server says in the page whether this browser has a session; an anonymous first visit need not ask.
+      const hint = document.querySelector('meta[name="session"]');
+      if (hint) {
+        hint.remove();
+        if (hint.getAttribute("content") === "anonymous") {
+          setUser(null);
+          return;
+        }
+      }
       setUser(await api<Me>("/auth/me/"));
     } catch {
       setUser(null);

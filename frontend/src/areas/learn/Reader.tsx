@@ -2,51 +2,14 @@ import { useCallback, useEffect, useRef, useState, type MouseEvent } from "react
 import { Link, useNavigate, useParams } from "react-router-dom";
 import { api, ApiError } from "../../lib/api";
 import ReadingSettingsPanel from "../../components/ReadingSettingsPanel";
+import { ChapterBody, GlossaryCards } from "./GlossaryCards";
 import { useProgress } from "./progress";
 import type { ChapterDetail } from "./types";
-
-interface Card {
-  term: string;
-  definition: string;
-  slug: string;
-  top: number;
-  left: number;
-}
 
 export function isTyping(target: EventTarget | null): boolean {
   const element = target as HTMLElement | null;
   if (!element) return false;
   return element.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(element.tagName);
-}
-
-/** Hover and focus cards for `.glossary-term` spans inside rendered HTML. */
-function useGlossaryCards(chapter: ChapterDetail | null) {
-  const [card, setCard] = useState<Card | null>(null);
-  const definitions = new Map((chapter?.glossary_terms ?? []).map((t) => [t.slug, t]));
-
-  const show = (target: EventTarget | null) => {
-    const span = (target as HTMLElement | null)?.closest?.(".glossary-term") as HTMLElement | null;
-    if (!span) return;
-    const slug = span.dataset.term ?? "";
-    const known = definitions.get(slug);
-    const rect = span.getBoundingClientRect();
-    setCard({
-      slug,
-      term: known?.term ?? span.textContent ?? slug,
-      definition: known?.definition ?? span.dataset.definition ?? "",
-      top: rect.bottom + window.scrollY + 6,
-      left: Math.max(8, Math.min(rect.left + window.scrollX, window.innerWidth - 340)),
-    });
-    span.setAttribute("aria-describedby", "glossary-card");
-  };
-  const hide = (target: EventTarget | null) => {
-    const span = (target as HTMLElement | null)?.closest?.(".glossary-term");
-    if (span) {
-      span.removeAttribute("aria-describedby");
-      setCard(null);
-    }
-  };
-  return { card, show, hide, close: () => setCard(null) };
 }
 
 export default function Reader() {
@@ -57,7 +20,6 @@ export default function Reader() {
   const [saving, setSaving] = useState(false);
   const bodyRef = useRef<HTMLDivElement>(null);
   const { progress, setStatus } = useProgress();
-  const cards = useGlossaryCards(chapter);
 
   useEffect(() => {
     let live = true;
@@ -75,25 +37,15 @@ export default function Reader() {
     };
   }, [slug]);
 
-  // The native title tooltip would duplicate the card; keep the text for the card and drop the attribute.
-  useEffect(() => {
-    bodyRef.current?.querySelectorAll<HTMLElement>(".glossary-term[title]").forEach((span) => {
-      span.dataset.definition = span.title;
-      span.removeAttribute("title");
-      span.setAttribute("role", "button");
-    });
-  }, [chapter]);
-
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
       if (event.key === "[" && chapter?.previous) navigate(`/learn/${chapter.previous.slug}`);
       else if (event.key === "]" && chapter?.next) navigate(`/learn/${chapter.next.slug}`);
-      else if (event.key === "Escape") cards.close();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [chapter, navigate, cards]);
+  }, [chapter, navigate]);
 
   const followLink = useCallback(
     (event: MouseEvent<HTMLDivElement>) => {
@@ -150,17 +102,8 @@ export default function Reader() {
             <h2 id="objectives-title">You will be able to</h2>
             <ul>{chapter.objectives.map((o) => <li key={o}>{o}</li>)}</ul>
           </section>
-          <div
-            ref={bodyRef}
-            className="chapter-body"
-            data-testid="chapter-body"
-            onClick={followLink}
-            onMouseOver={(e) => cards.show(e.target)}
-            onMouseOut={(e) => cards.hide(e.target)}
-            onFocus={(e) => cards.show(e.target)}
-            onBlur={(e) => cards.hide(e.target)}
-            dangerouslySetInnerHTML={{ __html: chapter.body_html }}
-          />
+          <ChapterBody html={chapter.body_html} bodyRef={bodyRef} onClick={followLink} />
+          <GlossaryCards container={bodyRef} terms={chapter.glossary_terms} />
           <p>
             <button type="button" className="primary" onClick={toggle} disabled={saving} aria-pressed={status === "understood"}>
               {status === "understood" ? "Understood ✓ (undo)" : "Mark as understood"}
@@ -214,18 +157,6 @@ export default function Reader() {
           )}
         </aside>
       </div>
-      {cards.card && (
-        <div
-          id="glossary-card"
-          role="tooltip"
-          className="glossary-card"
-          style={{ top: cards.card.top, left: cards.card.left }}
-        >
-          <strong>{cards.card.term}</strong>
-          <p>{cards.card.definition}</p>
-          <span className="muted small">More in the glossary: /glossary/{cards.card.slug}</span>
-        </div>
-      )}
     </article>
   );
 }
