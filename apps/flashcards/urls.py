@@ -1,6 +1,26 @@
-from django.urls import path
+from django.urls import path, register_converter
 
 from apps.flashcards import views
+
+
+class CardIdConverter:
+    """A card id in the database's bigint range; a longer number names no card, so the path does not match (404)
+    instead of reaching the database with a value it cannot compare (500)."""
+
+    regex = "[0-9]{1,19}"
+    MAX = 2**63 - 1
+
+    def to_python(self, value: str) -> int:
+        number = int(value)
+        if number > self.MAX:
+            raise ValueError("card id out of range")
+        return number
+
+    def to_url(self, value) -> str:
+        return str(int(value))
+
+
+register_converter(CardIdConverter, "flashcard_id")
 
 urlpatterns = [
     path("flashcards/decks/", views.DeckListApi.as_view(), name="flashcards-decks"),
@@ -14,10 +34,10 @@ urlpatterns = [
     path("flashcards/optimize/<uuid:job_id>/apply/", views.OptimizeDecideApi.as_view(), name="flashcards-optimize-apply"),
     path("flashcards/optimize/<uuid:job_id>/discard/", views.OptimizeDiscardApi.as_view(),
          name="flashcards-optimize-discard"),
-    path("flashcards/<int:card_id>/review/", views.CardReviewApi.as_view(), name="flashcards-review"),
-    path("flashcards/<int:card_id>/undo/", views.CardUndoApi.as_view(), name="flashcards-undo"),
-    path("flashcards/<int:card_id>/suspend/", views.CardSuspendApi.as_view(), name="flashcards-suspend"),
-    path("flashcards/<int:card_id>/unsuspend/", views.CardUnsuspendApi.as_view(), name="flashcards-unsuspend"),
-    path("flashcards/<int:card_id>/bury/", views.CardBuryApi.as_view(), name="flashcards-bury"),
+    path("flashcards/<flashcard_id:card_id>/review/", views.CardReviewApi.as_view(), name="flashcards-review"),
+    path("flashcards/<flashcard_id:card_id>/undo/", views.CardUndoApi.as_view(), name="flashcards-undo"),
+    path("flashcards/<flashcard_id:card_id>/suspend/", views.CardSuspendApi.as_view(), name="flashcards-suspend"),
+    path("flashcards/<flashcard_id:card_id>/unsuspend/", views.CardUnsuspendApi.as_view(), name="flashcards-unsuspend"),
+    path("flashcards/<flashcard_id:card_id>/bury/", views.CardBuryApi.as_view(), name="flashcards-bury"),
     path("srs/settings/", views.SrsSettingsApi.as_view(), name="srs-settings"),
 ]
