@@ -68,6 +68,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "apps.core.middleware.AdminLoginThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
@@ -191,6 +192,10 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+# Proxies of ours in front of the app (load balancer, TLS terminator): each appends to X-Forwarded-For. With 0 the
+# header is ignored and the socket address is the client; set it to the exact count or clients can pick an address.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate challenge makes "not signed in" a 401 (Session alone gives 403).
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -206,13 +211,17 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "apps.core.errors.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "apps.core.throttling.AnonThrottle",
+        "apps.core.throttling.UserThrottle",
     ],
+    # The client address is the socket peer unless this many trusted proxies sit in front (X-Forwarded-For).
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("THROTTLE_ANON", "3000/hour"),
         "user": os.environ.get("THROTTLE_USER", "20000/hour"),
+        # Sign-in, token and registration attempts per client address; sign-in attempts per account.
         "login": os.environ.get("THROTTLE_LOGIN", "10/minute"),
+        "login_account": os.environ.get("THROTTLE_LOGIN_ACCOUNT", "20/hour"),
         "sweeps": os.environ.get("THROTTLE_SWEEPS", "30/hour"),
     },
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
@@ -234,6 +243,10 @@ SPECTACULAR_SETTINGS = {
         "ContentStatusEnum": "apps.core.models.Status",
         "ProgressStatusEnum": "apps.courses.models.ProgressStatus",
         "SweepStatusEnum": "apps.simulators.models.SweepStatus",
+        "DtypeEnum": "apps.simulators.api.inputs.DTYPES",
+        "KvDtypeEnum": "apps.simulators.api.inputs.KV_DTYPES",
+        "TensorParallelEnum": "apps.simulators.api.inputs.TP_CHOICES",
+        "CapacityTensorParallelEnum": "apps.simulators.api.inputs.CAPACITY_TP_CHOICES",
         "AttentionEnum": "apps.simulators.models.Attention",
         "CardStateEnum": [(state, state) for state in (0, 1, 2, 3)],  # apps.flashcards.models.CardState values
     },

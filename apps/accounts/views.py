@@ -8,7 +8,6 @@ from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from apps.accounts import services
@@ -20,10 +19,10 @@ from apps.accounts.serializers import (
     TokenSerializer,
 )
 from apps.core.errors import error_body
+from apps.core.throttling import LoginAccountThrottle, LoginAddressThrottle
 
-
-class LoginThrottle(ScopedRateThrottle):
-    scope_attr = "throttle_scope"
+# Sign-in attempts: limited per client address and per account named. Registration: per address (same budget).
+SIGN_IN_THROTTLES = [LoginAddressThrottle, LoginAccountThrottle]
 
 
 class CsrfProtectedView(APIView):
@@ -58,8 +57,7 @@ class CsrfView(APIView):
 
 
 class RegisterView(CsrfProtectedView):
-    throttle_scope = "login"
-    throttle_classes = [LoginThrottle]
+    throttle_classes = [LoginAddressThrottle]
 
     @extend_schema(request=RegisterSerializer, responses={201: MeSerializer})
     def post(self, request):
@@ -71,8 +69,7 @@ class RegisterView(CsrfProtectedView):
 
 
 class LoginView(CsrfProtectedView):
-    throttle_scope = "login"
-    throttle_classes = [LoginThrottle]
+    throttle_classes = SIGN_IN_THROTTLES
 
     @extend_schema(request=LoginSerializer, responses={200: MeSerializer})
     def post(self, request):
@@ -96,8 +93,7 @@ class TokenView(APIView):
     """Token for API consumers: POST username and password, send `Authorization: Token <key>`."""
 
     authentication_classes = []
-    throttle_scope = "login"
-    throttle_classes = [LoginThrottle]
+    throttle_classes = SIGN_IN_THROTTLES
 
     @extend_schema(request=LoginSerializer, responses={200: TokenSerializer})
     def post(self, request):

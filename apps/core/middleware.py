@@ -5,7 +5,8 @@ import logging
 import uuid
 
 from django.db import InterfaceError, OperationalError
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
+from django.urls import NoReverseMatch, reverse
 
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
 logger = logging.getLogger(__name__)
@@ -34,6 +35,35 @@ class RequestIdMiddleware:
             request_id_var.reset(token)
         response["X-Request-ID"] = request_id
         return response
+
+
+class AdminLoginThrottleMiddleware:
+    """Puts the admin sign-in form behind the same per-address and per-account limits as the API login."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self._login_path: str | None = None
+
+    def login_path(self) -> str | None:
+        if self._login_path is None:
+            try:
+                self._login_path = reverse("admin:login")
+            except NoReverseMatch:
+                self._login_path = ""
+        return self._login_path
+
+    def __call__(self, request):
+        if request.method == "POST" and self.login_path() and request.path == self.login_path():
+            from apps.core.throttling import check_login_throttles
+
+            wait = check_login_throttles(request)
+            if wait is not None:
+                logger.warning("admin sign-in throttled")
+                response = HttpResponse(
+                    "<h1>Too many sign-in attempts</h1><p>Wait a while and try again.</p>", status=429)
+                response["Retry-After"] = str(max(1, int(wait + 0.999)))
+                return response
+        return self.get_response(request)
 
 
 class DatabaseUnavailableMiddleware:
