@@ -31,6 +31,7 @@ def prepare_database() -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
         conn.execute(f'CREATE DATABASE "{name}"')
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, check=True)
+    subprocess.run([sys.executable, "manage.py", "load_content", "-v0"], cwd=ROOT, check=True)  # the catalog
 
 
 def run(workers: int) -> float:

@@ -247,6 +247,10 @@ SPECTACULAR_SETTINGS = {
         "KvDtypeEnum": "apps.simulators.api.inputs.KV_DTYPES",
         "TensorParallelEnum": "apps.simulators.api.inputs.TP_CHOICES",
         "CapacityTensorParallelEnum": "apps.simulators.api.inputs.CAPACITY_TP_CHOICES",
+        "DtypeEnum": "apps.simulators.api.inputs.DTYPES",
+        "KvDtypeEnum": "apps.simulators.api.inputs.KV_DTYPES",
+        "TensorParallelEnum": "apps.simulators.api.inputs.TP_CHOICES",
+        "CapacityTensorParallelEnum": "apps.simulators.api.inputs.CAPACITY_TP_CHOICES",
         "AttentionEnum": "apps.simulators.models.Attention",
         "CardStateEnum": [(state, state) for state in (0, 1, 2, 3)],  # apps.flashcards.models.CardState values
     },

@@ -11,6 +11,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from apps.core.exceptions import DomainError
 from apps.core.middleware import database_unavailable_response
 
 logger = logging.getLogger(__name__)
@@ -48,7 +49,15 @@ def error_body(code: str, detail: str, fields: dict | None = None) -> dict:
     return {"error": code, "detail": detail, "fields": fields or {}}
 
 
+def domain_error_response(exc: DomainError) -> Response:
+    fields = {exc.field: [exc.message]} if exc.field else {}
+    detail = f"Invalid input: {exc.field}: {exc.message}" if exc.field and exc.status_code == 400 else exc.message
+    return json_error(exc.code, detail, exc.status_code, fields)
+
+
 def api_exception_handler(exc, context):
+    if isinstance(exc, DomainError):
+        return domain_error_response(exc)
     if isinstance(exc, (OperationalError, InterfaceError)):
         return database_unavailable_response()
     if isinstance(exc, DataError):  # e.g. a NUL character in a URL slug: bad input, not a server fault

@@ -24,9 +24,10 @@ from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 from rest_framework.exceptions import ValidationError
 
 from apps.core import services as core_services
+from apps.core.exceptions import Conflict
 from apps.flashcards import scheduling
 from apps.flashcards.models import JobStatus, OptimizationJob, ReviewLog
-from apps.flashcards.services import Conflict, day_clock, settings_get
+from apps.flashcards.services import day_clock, settings_get
 
 MIN_REVIEWS = 400
 HOLDOUT_SHARE = 0.2

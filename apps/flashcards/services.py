@@ -12,20 +12,14 @@ from datetime import datetime
 from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404
 from django.utils.dateparse import parse_datetime
-from rest_framework import exceptions, status
 
+from apps.core.exceptions import Conflict
 from apps.flashcards import scheduling
 from apps.flashcards.models import CardState, Deck, ReviewLog, SrsSettings, UserCard
 
 SNAPSHOT_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses", "suspended",
                    "leech", "buried_until", "source_changed")
 DATETIME_FIELDS = {"due", "last_review", "buried_until"}
-
-
-class Conflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "The request conflicts with the current state."
-    default_code = "conflict"
 
 
 def iso(moment: datetime | None) -> str | None:

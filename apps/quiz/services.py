@@ -18,9 +18,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.http import Http404
 from django.utils.crypto import salted_hmac
-from rest_framework import status
-from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.exceptions import ValidationError
 
+from apps.core.exceptions import Conflict
 from apps.courses.models import Level
 from apps.courses.rendering import render_markdown
 from apps.quiz import keys
@@ -38,12 +38,6 @@ SELF_RATING_SCORES = {"again": 0.0, "hard": 0.5, "good": 0.8, "easy": 1.0}
 LEVEL_ORDER = [Level.CORE, Level.MID, Level.SENIOR, Level.STAFF]
 DEFAULT_SECONDS_PER_QUESTION = 120
 TOKEN_SALT = "apps.quiz.practice-session-token"
-
-
-class Conflict(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "Conflict."
-    default_code = "conflict"
 
 
 @lru_cache(maxsize=4096)

@@ -1,19 +1,20 @@
-"""Celery entry points for sweeps: take ids, call the service."""
+"""Celery entry points for sweeps: take ids, call the service. Senders enqueue them by name (sweeps.CHUNK_TASK)."""
 
 import logging
 
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
+from django.utils import timezone
+
+from apps.simulators.sweeps import CHUNK_TASK, sweep_chunk_run, sweep_job_fail, sweep_watchdog
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="simulators.sweep_chunk", acks_late=True, reject_on_worker_lost=True,
+@shared_task(name=CHUNK_TASK, acks_late=True, reject_on_worker_lost=True,
              autoretry_for=(OperationalError, InterfaceError), max_retries=3, retry_backoff=True,
              retry_backoff_max=30)
 def sweep_chunk_task(job_id: str, chunk: int) -> int:
-    from apps.simulators.sweeps import sweep_chunk_run, sweep_job_fail
-
     try:
         return sweep_chunk_run(job_id=job_id, chunk=chunk)
     except (OperationalError, InterfaceError):
@@ -27,8 +28,4 @@ def sweep_chunk_task(job_id: str, chunk: int) -> int:
 @shared_task(name="simulators.sweep_watchdog", acks_late=True)
 def sweep_watchdog_task() -> int:
     """Schedule with beat (e.g. every minute) to fail jobs whose workers were lost."""
-    from django.utils import timezone
-
-    from apps.simulators.sweeps import sweep_watchdog
-
     return sweep_watchdog(now=timezone.now())

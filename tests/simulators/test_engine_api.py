@@ -3,10 +3,20 @@
 import json
 
 import pytest
+from api_helpers import load_real_catalog
+from django.contrib.auth.models import AnonymousUser
+
+from apps.core.exceptions import InvalidInput
+from apps.simulators.simulation import MAX_TOKENS, SYNC_MAX_STEPS, run_simulation
 
 pytestmark = pytest.mark.django_db
 ENGINE = "/api/v1/simulators/engine/"
 CLUSTER = "/api/v1/simulators/cluster/"
+
+
+@pytest.fixture(autouse=True)
+def catalog(db):
+    return load_real_catalog()
 
 
 def body(**over):
@@ -106,8 +116,6 @@ def heavy(**over):
 
 
 def test_too_many_tokens_is_refused_up_front_naming_the_workload(api_client):
-    from apps.simulators.sweeps import MAX_TOKENS
-
     # 2,000 requests of 1,950 + 100 tokens = 4,100,000 tokens > 4,000,000.
     wl = {"num_requests": 2000, "arrival_rate_per_s": 100, "prompt_tokens": 1950, "output_tokens": 100}
     assert 2000 * 2050 > MAX_TOKENS
@@ -118,8 +126,6 @@ def test_too_many_tokens_is_refused_up_front_naming_the_workload(api_client):
 
 
 def test_a_workload_needing_too_many_steps_is_refused_up_front(api_client):
-    from apps.simulators.sweeps import SYNC_MAX_STEPS
-
     # One request of 125,000 output tokens needs 125,000 decode steps > the cap, whatever the knobs.
     assert 125_000 > SYNC_MAX_STEPS
     r = api_client.post(ENGINE, heavy(workload={"num_requests": 1, "arrival_rate_per_s": 1, "prompt_tokens": 10,
@@ -140,14 +146,14 @@ def test_a_trace_that_is_too_long_names_the_trace(api_client):
 
 
 def test_work_caps_are_counted_over_all_replicas():
-    from apps.simulators.engine.engine import SimulationError
-    from apps.simulators.sweeps import simulation_run
+    def simulation_run(**kwargs):
+        return run_simulation(user=AnonymousUser(), **kwargs)
 
     # 8 requests 10 s apart, each alone: 1 prefill step (first token) + 99 decode steps; 4 replicas × 200 steps.
     params = heavy(workload={"trace": [[10.0 * i, 50, 100] for i in range(8)]}, replicas=4)
     assert simulation_run(params={**params, "replicas": 1})["steps"] == 800
     assert simulation_run(params=params, max_steps=800)["steps"] == 800
-    with pytest.raises(SimulationError) as err:
+    with pytest.raises(InvalidInput) as err:
         simulation_run(params=params, max_steps=799)
     assert err.value.field == "workload" and "799 engine steps" in err.value.message
     # A 16-token budget binds with 100 requests running: steps schedule requests one at a time (3,000
@@ -155,7 +161,7 @@ def test_work_caps_are_counted_over_all_replicas():
     wide = heavy(workload={"num_requests": 100, "arrival_rate_per_s": 1000, "prompt_tokens": 10,
                            "output_tokens": 20}, max_num_batched_tokens=16)
     assert simulation_run(params=wide, max_entries=3000)["completed"] == 100
-    with pytest.raises(SimulationError) as err:
+    with pytest.raises(InvalidInput) as err:
         simulation_run(params=wide, max_entries=100)
     assert err.value.field == "workload" and "100 requests scheduled one at a time" in err.value.message
 

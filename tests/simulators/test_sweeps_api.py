@@ -3,13 +3,21 @@
 from datetime import timedelta
 
 import pytest
+from api_helpers import load_real_catalog
 from django.utils import timezone
 
 from apps.simulators import sweeps
+from apps.simulators.engine.grid import pareto_frontier
 from apps.simulators.models import SweepJob, SweepPoint, SweepStatus
+from apps.simulators.simulation import point_compute
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/simulators/sweeps/"
+
+
+@pytest.fixture(autouse=True)
+def catalog(db):
+    return load_real_catalog()
 
 
 @pytest.fixture
@@ -147,11 +155,12 @@ def test_pareto_frontier_drops_dominated_points():
         return {"index": i, "metrics": {"usd_per_million_tokens": cost, "ttft_s": {"p99": ttft}}}
 
     points = [pt(0, 1.0, 0.9), pt(1, 2.0, 0.5), pt(2, 2.5, 0.6), pt(3, 3.0, 0.1), pt(4, 1.0, 1.2)]
-    assert [p["index"] for p in sweeps.pareto_frontier(points)] == [0, 1, 3]
+    assert [p["index"] for p in pareto_frontier(points)] == [0, 1, 3]
 
 
 def test_infeasible_point_is_stored_as_not_meeting_slo(learner_client):
-    metrics, meets = sweeps.point_compute(sweep_body(model="llama-3.1-405b"), {"tensor_parallel": 1})
+    metrics, meets = point_compute(user=learner_client.user, request=sweep_body(model="llama-3.1-405b"),
+                                   grid_values={"tensor_parallel": 1})
     assert metrics["feasible"] is False and "gpu" in metrics["error"]
     assert meets is False
 

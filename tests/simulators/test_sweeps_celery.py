@@ -9,6 +9,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from api_helpers import load_real_catalog
 
 from apps.simulators.models import SweepJob, SweepPoint
 
@@ -55,6 +56,11 @@ def worker_pool(django_db_setup, django_db_blocker):
         if p.poll() is None:
             p.kill()
         p.wait(timeout=10)
+
+
+@pytest.fixture(autouse=True)
+def catalog(transactional_db):
+    return load_real_catalog()  # committed: the workers read it from the test database
 
 
 @pytest.fixture

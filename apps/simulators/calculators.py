@@ -1,8 +1,9 @@
-"""Simulator services: resolve catalog slugs or inline specs, call the modeling package, return JSON-safe dicts.
+"""Analytic simulator calculators: call the modeling package with resolved specs (apps.simulators.catalog) and return
+JSON-safe dicts, one per endpoint; the response shapes are documented in apps.simulators.api.outputs.
 
 Every quantity is in SI base units with the unit in its name (bytes, bytes_per_s, flops, seconds). Times,
 throughputs, GPU counts and costs come as the expected value plus `<name>_range: [low, high]`. A
-ModelInputError from the modeling package becomes a 400 naming the API field; no response holds NaN or inf.
+ModelInputError from the modeling package becomes an InvalidInput naming the API field; no response holds NaN or inf.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 import numpy as np
-from rest_framework.exceptions import ValidationError
 
+from apps.core.exceptions import InvalidInput
+from apps.core.models import Status
+from apps.core.validation import clean_or_400
 from apps.simulators import modeling as m
 from apps.simulators.models import GPU, ModelConfig
 from apps.simulators.tokenizer import Tokenized, approximate_tokenize, client_tokens
+from apps.simulators.validation import gpu_warnings, model_warnings
 
 # Modeling argument names → API field names.
 FIELD_NAMES = {
@@ -26,8 +30,6 @@ FIELD_NAMES = {
     "max_gamma": "max_draft_tokens", "sequence_tokens": "sequence_lengths", "price_per_gpu_hour": "price_per_gpu_hour_usd",
     "new_tokens": "prompt_tokens", "kv_bytes_per_token": "model",
 }
-MODEL_FIELDS = [f.name for f in fields(m.ModelSpec)]
-GPU_FIELDS = [f.name for f in fields(m.GPUSpec)]
 
 
 # ---------------------------------------------------------------- resolution and conversion
@@ -35,65 +37,12 @@ GPU_FIELDS = [f.name for f in fields(m.GPUSpec)]
 
 @contextmanager
 def model_errors(extra: dict[str, str] | None = None):
-    """Turn ModelInputError into a DRF ValidationError {api_field: [message]}."""
+    """Turn ModelInputError into InvalidInput on the API's name for the field."""
     try:
         yield
     except m.ModelInputError as exc:
         names = {**FIELD_NAMES, **(extra or {})}
-        raise ValidationError({names.get(exc.field, exc.field): [exc.message]})
-
-
-def spec_from_row(row: ModelConfig) -> m.ModelSpec:
-    return m.ModelSpec(**{name: getattr(row, name) for name in MODEL_FIELDS})
-
-
-def gpu_from_row(row: GPU) -> m.GPUSpec:
-    return m.GPUSpec(**{name: getattr(row, name) for name in GPU_FIELDS})
-
-
-def resolve_model(*, user, data: dict) -> m.ModelSpec:
-    """The catalog model named by `model`, or a spec built from the inline `config`."""
-    if data.get("config"):
-        config = dict(data["config"])
-        config.setdefault("slug", "custom")
-        config.setdefault("name", "Custom model")
-        config.setdefault("hf_id", "your-org/your-model")
-        config.setdefault("source", "inline config")
-        config.setdefault("total_params", 0.0)
-        config.setdefault("active_params", 0.0)
-        try:
-            spec = m.ModelSpec(**config)
-            counts = m.count_params(spec)
-        except m.ModelInputError as exc:
-            raise ValidationError({"config": {exc.field: [exc.message]}})
-        from dataclasses import replace
-
-        return replace(spec, total_params=counts.total, active_params=counts.active)
-    row = ModelConfig.objects.visible_to(user).filter(slug=data["model"]).first()
-    if row is None:
-        raise ValidationError({"model": [f"unknown model '{data['model']}'"]})
-    return spec_from_row(row)
-
-
-def resolve_gpu(*, user, data: dict) -> m.GPUSpec:
-    """The catalog GPU named by `gpu`, or the inline `gpu_spec`."""
-    if data.get("gpu_spec"):
-        spec = dict(data["gpu_spec"])
-        spec.setdefault("slug", "custom-gpu")
-        spec.setdefault("name", "Custom GPU")
-        spec.setdefault("vendor", "nvidia")
-        spec.setdefault("source", "inline spec")
-        spec.setdefault("price_per_hour_usd", 0.0)
-        if spec.get("int8_dense_ops") is None:
-            spec["int8_dense_ops"] = 2.0 * spec["bf16_dense_flops"]
-        try:
-            return m.GPUSpec(**spec)
-        except m.ModelInputError as exc:
-            raise ValidationError({"gpu_spec": {exc.field: [exc.message]}})
-    row = GPU.objects.visible_to(user).filter(slug=data["gpu"]).first()
-    if row is None:
-        raise ValidationError({"gpu": [f"unknown GPU '{data['gpu']}'"]})
-    return gpu_from_row(row)
+        raise InvalidInput(exc.message, field=names.get(exc.field, exc.field))
 
 
 def jsonable(value: Any) -> Any:
@@ -490,7 +439,7 @@ def serve_config_calculate(*, model, gpu, workload: dict, tensor_parallel: int |
         smallest = m.min_tp(model, gpu, context_tokens=max_len, batch=workload.get("concurrency", 1),
                             weight_dtype=weight_dtype, kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization)
         if smallest.tp is None:
-            raise ValidationError({"model": [smallest.derivation]})
+            raise InvalidInput(smallest.derivation, field="model")
         tp = smallest.tp
     r = m.vllm_serve_config(model, gpu, tp=tp, max_model_len=int(max_len), gpu_memory_utilization=gpu_memory_utilization,
                             weight_dtype=weight_dtype, kv_dtype=kv_dtype, max_num_seqs=max_num_seqs,
@@ -512,10 +461,6 @@ def tokenize_prompt(*, text: str | None, tokens: list[int] | None, tokenizer: st
 def catalog_write(model_cls, instance, data: dict):
     """Creates (``instance`` None; a draft unless ``status`` says otherwise) or updates a catalog row, checked by
     the model's ``clean()`` (apps.simulators.validation); returns (row, warnings)."""
-    from apps.core.models import Status
-    from apps.core.validation import clean_or_400
-    from apps.simulators.validation import gpu_warnings, model_warnings
-
     row = instance or model_cls(status=Status.DRAFT)
     for name, value in data.items():
         setattr(row, name, value)

@@ -1,8 +1,6 @@
-import importlib.util
+from django.urls import path
 
-from django.urls import include, path
-
-from apps.simulators import views
+from apps.simulators.api import views
 
 urlpatterns = [
     path("models/", views.ModelListApi.as_view(), name="simulator-model-list"),
@@ -21,8 +19,9 @@ urlpatterns = [
     path("moe/", views.MoEApi.as_view(), name="simulator-moe"),
     path("request-walk/", views.RequestWalkApi.as_view(), name="simulator-request-walk"),
     path("serve-config/", views.ServeConfigApi.as_view(), name="simulator-serve-config"),
+    path("engine/", views.EngineSimulateApi.as_view(), name="simulator-engine"),
+    path("cluster/", views.ClusterSimulateApi.as_view(), name="simulator-cluster"),
+    path("sweeps/", views.SweepListCreateApi.as_view(), name="simulator-sweep-list"),
+    path("sweeps/<uuid:job_id>/", views.SweepDetailApi.as_view(), name="simulator-sweep-detail"),
+    path("sweeps/<uuid:job_id>/cancel/", views.SweepCancelApi.as_view(), name="simulator-sweep-cancel"),
 ]
-
-# The engine simulation and sweeps live in their own module, built separately.
-if importlib.util.find_spec("apps.simulators.engine_urls") is not None:
-    urlpatterns.append(path("", include("apps.simulators.engine_urls")))

@@ -1,15 +1,21 @@
-"""Simulator API: the catalog (authors edit it) and one POST endpoint per simulator. Views validate, call a service, respond."""
+"""Simulator API: the catalog (authors edit it), one POST endpoint per analytic simulator, the engine and cluster
+simulations, and sweep jobs. Views validate, call a service, respond."""
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics, status
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from apps.core.exceptions import InvalidInput
 from apps.core.permissions import IsAuthorOrReadOnly
-from apps.simulators import serializers as s
-from apps.simulators import services
-from apps.simulators.models import GPU, ModelConfig
+from apps.simulators import calculators, catalog, sweeps
+from apps.simulators.api import inputs as i
+from apps.simulators.api import outputs as o
+from apps.simulators.models import GPU, ModelConfig, SweepJob
+from apps.simulators.simulation import run_simulation
 
 BAD_INPUT = OpenApiResponse(description="Invalid input: `fields` names each bad field")
 
@@ -30,7 +36,7 @@ class CatalogApi:
 
     def written(self, row, validated) -> dict:
         """Saves the validated fields and answers the authoring view of the row with its warnings."""
-        row, warnings = services.catalog_write(self.model, row, validated)
+        row, warnings = calculators.catalog_write(self.model, row, validated)
         return {**self.authoring_serializer(row).data, "warnings": warnings}
 
 
@@ -77,33 +83,35 @@ def catalog_views(model, read, write, authoring, noun: str) -> tuple[type, type]
 
 
 ModelListApi, ModelDetailApi = catalog_views(
-    ModelConfig, s.ModelConfigSerializer, s.ModelConfigWriteSerializer, s.ModelConfigAuthoringSerializer, "model"
+    ModelConfig, o.ModelConfigSerializer, i.ModelConfigWriteSerializer, o.ModelConfigAuthoringSerializer, "model"
 )
-GPUListApi, GPUDetailApi = catalog_views(GPU, s.GPUSerializer, s.GPUWriteSerializer, s.GPUAuthoringSerializer, "GPU")
+GPUListApi, GPUDetailApi = catalog_views(GPU, o.GPUSerializer, i.GPUWriteSerializer, o.GPUAuthoringSerializer, "GPU")
 
 
 class SimulatorApi(APIView):
     """Base: parse `input_serializer`, call `calculate(request, data)`, answer JSON-safe numbers."""
 
+    permission_classes = [AllowAny]
     input_serializer: type = None
+    field_names: dict[str, str] | None = None
 
-    def post(self, request):
-        serializer = self.input_serializer(data=request.data)
+    def respond(self, request):
+        serializer = self.input_serializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
-        with services.model_errors(getattr(self, "field_names", None)):
+        with calculators.model_errors(self.field_names):
             result = self.calculate(request, serializer.validated_data)
-        return Response(services.jsonable(result))
+        return Response(calculators.jsonable(result))
 
     def calculate(self, request, data: dict) -> dict:
         raise NotImplementedError
 
 
 def _model(request, data):
-    return services.resolve_model(user=request.user, data=data)
+    return catalog.request_model(request.user, data)
 
 
 def _gpu(request, data):
-    return services.resolve_gpu(user=request.user, data=data)
+    return catalog.request_gpu(request.user, data)
 
 
 def _pick(data: dict, *names: str) -> dict:
@@ -111,57 +119,61 @@ def _pick(data: dict, *names: str) -> dict:
 
 
 def documented(input_serializer, output_serializer, summary: str):
-    """Attach the schema (request, 200 and 400) and the input serializer to a SimulatorApi subclass."""
+    """Give a SimulatorApi subclass its input serializer and its own documented `post` (one function per class:
+    decorating the shared base method would leave every endpoint with the last class's schema)."""
 
     def wrap(cls):
+        def post(self, request):
+            return self.respond(request)
+
         cls.input_serializer = input_serializer
         cls.post = extend_schema(request=input_serializer, responses={200: output_serializer, 400: BAD_INPUT},
-                                 summary=summary, description=cls.__doc__)(cls.post)
+                                 summary=summary, description=cls.__doc__)(post)
         return cls
 
     return wrap
 
 
-@documented(s.KVCacheInput, s.KVCacheOutput, "KV-cache size per token, sequence, batch and GPU")
+@documented(i.KVCacheInput, o.KVCacheOutput, "KV-cache size per token, sequence, batch and GPU")
 class KVCacheApi(SimulatorApi):
     """2 · L · n_kv · d_h · bytes per token (MHA/GQA/MQA), L · (kv_lora_rank + rope) · bytes for MLA."""
 
     def calculate(self, request, data):
-        return services.kv_cache_calculate(model=_model(request, data), **_pick(
+        return calculators.kv_cache_calculate(model=_model(request, data), **_pick(
             data, "kv_dtype", "context_tokens", "batch_size", "tensor_parallel"))
 
 
-@documented(s.FitInput, s.FitOutput, "Will it fit: per-GPU memory by component, minimum TP, max sequences")
+@documented(i.FitInput, o.FitOutput, "Will it fit: per-GPU memory by component, minimum TP, max sequences")
 class FitApi(SimulatorApi):
     """Weights + KV cache + activations + runtime overhead against memory × gpu_memory_utilization."""
 
     def calculate(self, request, data):
-        return services.fit_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
+        return calculators.fit_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
             data, "weight_dtype", "kv_dtype", "context_tokens", "batch_size", "tensor_parallel",
             "gpu_memory_utilization", "max_num_batched_tokens"))
 
 
-@documented(s.StepTimeInput, s.StepTimeOutput, "Roofline step time of one prefill or decode step")
+@documented(i.StepTimeInput, o.StepTimeOutput, "Roofline step time of one prefill or decode step")
 class StepTimeApi(SimulatorApi):
     """FLOPs, bytes, arithmetic intensity vs the ridge point; compute/memory/communication time and the bound."""
 
     def calculate(self, request, data):
-        return services.step_time_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
+        return calculators.step_time_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
             data, "phase", "batch_size", "context_tokens", "prompt_tokens", "tensor_parallel", "weight_dtype",
             "kv_dtype"))
 
 
-@documented(s.ThroughputLatencyInput, s.ThroughputLatencyOutput, "Throughput vs TPOT as the batch grows")
+@documented(i.ThroughputLatencyInput, o.ThroughputLatencyOutput, "Throughput vs TPOT as the batch grows")
 class ThroughputLatencyApi(SimulatorApi):
     """Decode TPOT and tokens/s for batch 1, 2, 4, … up to what the KV cache allows."""
 
     def calculate(self, request, data):
-        return services.throughput_latency_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
+        return calculators.throughput_latency_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
             data, "prompt_tokens", "output_tokens", "tensor_parallel", "weight_dtype", "kv_dtype",
             "gpu_memory_utilization", "max_num_seqs"))
 
 
-@documented(s.CapacityInput, s.CapacityOutput, "GPUs, replicas and cost for a workload under SLOs")
+@documented(i.CapacityInput, o.CapacityOutput, "GPUs, replicas and cost for a workload under SLOs")
 class CapacityApi(SimulatorApi):
     """Requests/s + token lengths + TTFT/TPOT SLOs + price → GPUs, replicas, TP, $/h and $ per million tokens."""
 
@@ -169,85 +181,158 @@ class CapacityApi(SimulatorApi):
                    "output_tokens": "workload.output_tokens", "ttft_p99_s": "slo.ttft_p99_s", "tpot_s": "slo.tpot_s"}
 
     def calculate(self, request, data):
-        return services.capacity_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
+        return calculators.capacity_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
             data, "workload", "slo", "weight_dtype", "kv_dtype", "tensor_parallel", "price_per_gpu_hour_usd",
             "gpu_memory_utilization", "max_utilization"))
 
 
-@documented(s.SpeculativeInput, s.SpeculativeOutput, "Speculative decoding: tokens per step and speedup")
+@documented(i.SpeculativeInput, o.SpeculativeOutput, "Speculative decoding: tokens per step and speedup")
 class SpeculativeApi(SimulatorApi):
     """E = (1 − α^(γ+1))/(1 − α) tokens per target step; speedup E/(γ·c + 1); the best γ."""
 
     def calculate(self, request, data):
-        return services.speculative_calculate(**data)
+        return calculators.speculative_calculate(**data)
 
 
-@documented(s.CollectivesInput, s.CollectivesOutput, "α–β cost of an NCCL collective")
+@documented(i.CollectivesInput, o.CollectivesOutput, "α–β cost of an NCCL collective")
 class CollectivesApi(SimulatorApi):
     """Ring / tree / one-shot all-reduce, all-gather, reduce-scatter, all-to-all on N GPUs."""
 
     def calculate(self, request, data):
         gpu = _gpu(request, data) if data.get("gpu") or data.get("gpu_spec") else None
-        return services.collectives_calculate(gpu=gpu, **_pick(
+        return calculators.collectives_calculate(gpu=gpu, **_pick(
             data, "op", "message_bytes", "num_gpus", "link_bandwidth_bytes_per_s", "latency_s", "algorithm"))
 
 
-@documented(s.PagedKVInput, s.PagedKVOutput, "Paged KV blocks vs contiguous max-length reservation")
+@documented(i.PagedKVInput, o.PagedKVOutput, "Paged KV blocks vs contiguous max-length reservation")
 class PagedKVApi(SimulatorApi):
     """Waste of reserving max_model_len per sequence vs ceil(s / block_size) blocks."""
 
     def calculate(self, request, data):
         model = _model(request, data) if data.get("model") or data.get("config") else None
-        return services.paged_kv_calculate(model=model, **_pick(
+        return calculators.paged_kv_calculate(model=model, **_pick(
             data, "sequence_lengths", "block_size", "max_model_len", "kv_dtype"))
 
 
-@documented(s.PrefixCacheInput, s.PrefixCacheOutput, "Prefix caching: block hash chains and LRU hit rate")
+@documented(i.PrefixCacheInput, o.PrefixCacheOutput, "Prefix caching: block hash chains and LRU hit rate")
 class PrefixCacheApi(SimulatorApi):
     """Prompts are cut into full blocks; block key = hash(parent key, block tokens); replay through an LRU cache."""
 
     def calculate(self, request, data):
         if data.get("synthetic"):
-            prompts = services.synthetic_prompt_tokens(**data["synthetic"])
+            prompts = calculators.synthetic_prompt_tokens(**data["synthetic"])
         elif data.get("texts") is not None:
-            prompts = [services.tokenize_prompt(text=t, tokens=None, tokenizer=None) for t in data["texts"]]
+            prompts = [calculators.tokenize_prompt(text=t, tokens=None, tokenizer=None) for t in data["texts"]]
         else:
-            prompts = [services.tokenize_prompt(text=None, tokens=p, tokenizer=None) for p in data["prompts"]]
-        return services.prefix_cache_calculate(prompts=prompts, block_size=data["block_size"],
+            prompts = [calculators.tokenize_prompt(text=None, tokens=p, tokenizer=None) for p in data["prompts"]]
+        return calculators.prefix_cache_calculate(prompts=prompts, block_size=data["block_size"],
                                                capacity_blocks=data["capacity_blocks"])
 
 
-@documented(s.MoEInput, s.MoEOutput, "MoE routing: per-expert load, imbalance, drops, distinct experts")
+@documented(i.MoEInput, o.MoEOutput, "MoE routing: per-expert load, imbalance, drops, distinct experts")
 class MoEApi(SimulatorApi):
     """Zipf-skewed top-k routing of `tokens` over `num_experts` with a capacity factor."""
 
     def calculate(self, request, data):
-        return services.moe_calculate(**data)
+        return calculators.moe_calculate(**data)
 
 
-@documented(s.RequestWalkInput, s.RequestWalkOutput, "One request, step by step: prefill then each decode step")
+@documented(i.RequestWalkInput, o.RequestWalkOutput, "One request, step by step: prefill then each decode step")
 class RequestWalkApi(SimulatorApi):
     """Tokenize the prompt (client token ids, or the documented approximation), then a timeline with TTFT and ITL."""
 
     def calculate(self, request, data):
-        prompt = services.tokenize_prompt(text=data.get("prompt"), tokens=data.get("tokens"),
+        prompt = calculators.tokenize_prompt(text=data.get("prompt"), tokens=data.get("tokens"),
                                           tokenizer=data.get("tokenizer"))
         if not prompt.ids:
-            from rest_framework.exceptions import ValidationError
-
-            raise ValidationError({"prompt": ["the prompt has no tokens"]})
-        return services.request_walk_calculate(model=_model(request, data), gpu=_gpu(request, data), prompt=prompt,
+            raise InvalidInput("the prompt has no tokens", field="prompt")
+        return calculators.request_walk_calculate(model=_model(request, data), gpu=_gpu(request, data), prompt=prompt,
                                                **_pick(data, "output_tokens", "batch_size", "tensor_parallel",
                                                        "weight_dtype", "kv_dtype"))
 
 
-@documented(s.ServeConfigInput, s.ServeConfigOutput, "A `vllm serve` command and a Kubernetes Deployment")
+@documented(i.ServeConfigInput, o.ServeConfigOutput, "A `vllm serve` command and a Kubernetes Deployment")
 class ServeConfigApi(SimulatorApi):
     """Every flag explained; TP defaults to the smallest that fits the workload."""
 
     field_names = {"max_model_len": "workload.prompt_tokens"}
 
     def calculate(self, request, data):
-        return services.serve_config_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
+        return calculators.serve_config_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
             data, "workload", "tensor_parallel", "weight_dtype", "kv_dtype", "gpu_memory_utilization",
             "max_num_seqs", "enable_prefix_caching"))
+
+
+# ---------------------------------------------------------------- engine, cluster and sweeps
+
+
+class EngineSimulateApi(APIView):
+    permission_classes = [AllowAny]
+    input_serializer = i.EngineInput
+
+    @extend_schema(request=i.EngineInput, responses={200: o.EngineOutput, 400: BAD_INPUT},
+                   summary="Simulate one serving engine (vLLM V1-style scheduler) on a workload")
+    def post(self, request):
+        data = self.input_serializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(run_simulation(user=request.user, params=data.validated_data))
+
+
+class ClusterSimulateApi(EngineSimulateApi):
+    input_serializer = i.ClusterInput
+
+    @extend_schema(request=i.ClusterInput, responses={200: o.EngineOutput, 400: BAD_INPUT},
+                   summary="Simulate replicas behind a router, optionally with prefill/decode disaggregation")
+    def post(self, request):
+        return super().post(request)
+
+
+class SweepListCreateApi(generics.ListAPIView):
+    permission_classes = [IsAuthenticated]
+    serializer_class = o.SweepJobOutput
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no user
+            return SweepJob.objects.none()
+        return sweeps.sweep_job_list(user=self.request.user)
+
+    def get_throttles(self):
+        if self.request.method == "POST":
+            self.throttle_scope = "sweeps"
+            return [ScopedRateThrottle()]
+        return super().get_throttles()
+
+    @extend_schema(summary="Your sweep jobs, newest first")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(request=i.SweepInput,
+                   responses={202: o.SweepJobOutput, 400: BAD_INPUT,
+                              429: OpenApiResponse(description="Three sweeps already running, or throttled"),
+                              503: OpenApiResponse(description="The job queue is unavailable")},
+                   summary="Start a configuration sweep (grid of knob values) as Celery chunk tasks")
+    def post(self, request):
+        data = i.SweepInput(data=request.data, context={"request": request})
+        data.is_valid(raise_exception=True)
+        job = sweeps.sweep_job_create(user=request.user, request=dict(data.validated_data))
+        return Response(o.SweepJobOutput(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class SweepDetailApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: o.SweepJobDetailOutput, 404: OpenApiResponse(description="No such sweep of yours")},
+                   summary="A sweep's status, progress, results so far, Pareto frontier and recommendation")
+    def get(self, request, job_id):
+        job = sweeps.sweep_job_get(user=request.user, job_id=job_id)
+        return Response(o.SweepJobDetailOutput(job).data)
+
+
+class SweepCancelApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: o.SweepJobOutput, 404: OpenApiResponse(description="No such sweep")},
+                   summary="Cancel a queued or running sweep (remaining chunks are skipped)")
+    def post(self, request, job_id):
+        job = sweeps.sweep_job_cancel(user=request.user, job_id=job_id)
+        return Response(o.SweepJobOutput(job).data)

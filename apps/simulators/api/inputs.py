@@ -1,15 +1,24 @@
-"""Input serializers (shape and range checks) and output serializers (the documented response shapes)."""
+"""Request serializers: the shape and range of every simulator input, inline specs included (one definition each)."""
 
 from dataclasses import fields as dataclass_fields
 
 from rest_framework import serializers
 
+from apps.core.exceptions import InvalidInput
 from apps.core.models import Status as ContentStatus
+from apps.simulators import catalog
+from apps.simulators.engine.cluster import ROUTERS
+from apps.simulators.engine.grid import GRID_KEYS, MAX_POINTS, grid_size
+from apps.simulators.engine.workload import ARRIVALS, WorkloadError, from_trace, length_dist
 from apps.simulators.modeling.collectives import ALGORITHMS, OPS
 from apps.simulators.modeling.specs import ATTENTION_KINDS, DTYPE_BYTES, GPUSpec, ModelSpec
 from apps.simulators.models import GPU, ModelConfig
+from apps.simulators.simulation import MAX_TOKENS, workload_build
 
 DTYPES = list(DTYPE_BYTES)
+KV_DTYPES = ("bf16", "fp16", "fp8")  # what the engine's KV cache stores
+TP_CHOICES = [(tp, str(tp)) for tp in (1, 2, 4, 8, 16)]
+CAPACITY_TP_CHOICES = TP_CHOICES[:4]  # capacity planning stays inside one 8-GPU node
 MAX_CONTEXT = 10_000_000
 MAX_BATCH = 1_000_000
 
@@ -25,20 +34,6 @@ def pos_float(maximum: float, **kwargs) -> serializers.FloatField:
 def opt_int(maximum: int) -> serializers.IntegerField:
     return serializers.IntegerField(min_value=1, max_value=maximum, required=False, allow_null=True)
 
-
-# ---------------------------------------------------------------- catalog
-
-
-class ModelConfigSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = ModelConfig
-        exclude = ["id", "status"]
-
-
-class GPUSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = GPU
-        exclude = ["id", "status"]
 
 
 # ---------------------------------------------------------------- catalog authoring (authors and superusers)
@@ -78,21 +73,6 @@ class GPUWriteSerializer(serializers.ModelSerializer):
             "interconnect_bandwidth_bytes_per_s", "price_per_hour_usd")}
 
 
-class ModelConfigAuthoringSerializer(ModelConfigWriteSerializer):
-    updated_at = serializers.DateTimeField(read_only=True)
-    warnings = serializers.ListField(child=serializers.CharField(), read_only=True,
-                                     help_text="Allowed but suspicious, e.g. head_dim × heads ≠ hidden_size")
-
-    class Meta(ModelConfigWriteSerializer.Meta):
-        fields = [*ModelConfigWriteSerializer.Meta.fields, "updated_at", "warnings"]
-
-
-class GPUAuthoringSerializer(GPUWriteSerializer):
-    updated_at = serializers.DateTimeField(read_only=True)
-    warnings = serializers.ListField(child=serializers.CharField(), read_only=True, help_text="Allowed but suspicious")
-
-    class Meta(GPUWriteSerializer.Meta):
-        fields = [*GPUWriteSerializer.Meta.fields, "updated_at", "warnings"]
 
 
 # ---------------------------------------------------------------- inline specs
@@ -242,23 +222,23 @@ class ThroughputLatencyInput(GPUChoice):
     max_num_seqs = pos_int(100_000, default=1024)
 
 
-class WorkloadSerializer(serializers.Serializer):
+class CapacityWorkloadInput(serializers.Serializer):
     requests_per_s = pos_float(1e7)
     prompt_tokens = pos_int(MAX_CONTEXT // 2)
     output_tokens = pos_int(MAX_CONTEXT // 2)
 
 
-class SLOSerializer(serializers.Serializer):
+class CapacitySLOInput(serializers.Serializer):
     ttft_p99_s = pos_float(3600)
     tpot_s = pos_float(60)
 
 
 class CapacityInput(GPUChoice):
-    workload = WorkloadSerializer()
-    slo = SLOSerializer()
+    workload = CapacityWorkloadInput()
+    slo = CapacitySLOInput()
     price_per_gpu_hour_usd = serializers.FloatField(min_value=0, max_value=10_000, required=False, allow_null=True,
                                                     help_text="Defaults to the catalog GPU's price")
-    tensor_parallel = serializers.ChoiceField(choices=[1, 2, 4, 8], required=False, allow_null=True,
+    tensor_parallel = serializers.ChoiceField(choices=CAPACITY_TP_CHOICES, required=False, allow_null=True,
                                               help_text="Omit to let the planner pick the cheapest")
     weight_dtype = dtype_field()
     kv_dtype = dtype_field()
@@ -377,115 +357,171 @@ class RequestWalkInput(GPUChoice):
         return data
 
 
-class ServeWorkloadSerializer(serializers.Serializer):
+class ServeWorkloadInput(serializers.Serializer):
     prompt_tokens = pos_int(MAX_CONTEXT // 2)
     output_tokens = pos_int(MAX_CONTEXT // 2)
     concurrency = pos_int(MAX_BATCH, default=1, help_text="Sequences that must fit at once when picking TP")
 
 
 class ServeConfigInput(GPUChoice):
-    workload = ServeWorkloadSerializer()
-    tensor_parallel = serializers.ChoiceField(choices=[1, 2, 4, 8, 16], required=False, allow_null=True)
+    workload = ServeWorkloadInput()
+    tensor_parallel = serializers.ChoiceField(choices=TP_CHOICES, required=False, allow_null=True)
     weight_dtype = dtype_field()
-    kv_dtype = dtype_field(choices=["bf16", "fp16", "fp8"])
+    kv_dtype = dtype_field(choices=KV_DTYPES)
     gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.9)
     max_num_seqs = pos_int(100_000, default=256)
     enable_prefix_caching = serializers.BooleanField(default=True)
 
 
-# ---------------------------------------------------------------- outputs (documentation of the response shapes)
+# ---------------------------------------------------------------- engine, cluster and sweeps
 
-F, I, S, B = serializers.FloatField, serializers.IntegerField, serializers.CharField, serializers.BooleanField  # noqa: E741
-
-
-def _fields(**kinds) -> dict:
-    return {name: kind() if isinstance(kind, type) else kind for name, kind in kinds.items()}
+BLOCK_SIZES = (8, 16, 32, 64, 128)
+MAX_SYNC_REQUESTS = 2000
 
 
-def output(_class_name: str, /, **kinds) -> type[serializers.Serializer]:
-    return type(_class_name, (serializers.Serializer,), _fields(**kinds))
+class EngineSLOInput(serializers.Serializer):
+    ttft_s = serializers.FloatField(min_value=0.001, max_value=3600, default=1.0)
+    tpot_s = serializers.FloatField(min_value=0.0001, max_value=60, default=0.1)
 
 
-def floats(**kw) -> serializers.ListField:
-    return serializers.ListField(child=serializers.FloatField(), **kw)
+class EngineWorkloadInput(serializers.Serializer):
+    arrival_rate_per_s = serializers.FloatField(min_value=0.001, max_value=100_000, default=10.0)
+    num_requests = serializers.IntegerField(min_value=1, max_value=MAX_SYNC_REQUESTS, default=200)
+    prompt_tokens = serializers.JSONField(default=512, help_text='A number or {"dist": "uniform", "low", "high"} / '
+                                          '{"dist": "lognormal", "mean", "sigma"} / {"dist": "empirical", "values"}')
+    output_tokens = serializers.JSONField(default=128, help_text="Same forms as prompt_tokens")
+    arrival = serializers.ChoiceField(choices=ARRIVALS, default="poisson")
+    burst_cv = serializers.FloatField(min_value=0.1, max_value=10, default=3.0)
+    shared_prefix_tokens = serializers.IntegerField(min_value=0, max_value=32_768, default=0)
+    prefix_groups = serializers.IntegerField(min_value=1, max_value=1000, default=1)
+    session_turns = serializers.IntegerField(min_value=1, max_value=20, default=1)
+    trace = serializers.ListField(child=serializers.JSONField(), max_length=MAX_SYNC_REQUESTS, required=False,
+                                  help_text="[arrival_s, prompt_tokens, output_tokens, prefix_id?] rows; replaces "
+                                            "the synthetic arrivals and lengths")
+
+    def validate(self, attrs: dict) -> dict:
+        errors: dict[str, list[str]] = {}
+        for name in ("prompt_tokens", "output_tokens"):
+            try:
+                length_dist(attrs[name], name)
+            except WorkloadError as exc:
+                errors[exc.field] = [exc.message]
+        if attrs.get("trace"):
+            try:
+                from_trace(attrs["trace"])
+            except WorkloadError as exc:
+                errors[exc.field] = [exc.message]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
 
 
-def many(serializer: type) -> serializers.Serializer:
-    return serializer(many=True)
+class EngineInput(GPUChoice):
+    """One engine on a workload; the model and GPU are given as on every other simulator endpoint."""
+
+    seed = serializers.IntegerField(min_value=0, max_value=2**32 - 1, default=0)
+    tensor_parallel = serializers.ChoiceField(choices=TP_CHOICES, default=1)
+    max_num_seqs = serializers.IntegerField(min_value=1, max_value=4096, default=256)
+    max_num_batched_tokens = serializers.IntegerField(min_value=16, max_value=131_072, default=8192)
+    chunked_prefill = serializers.BooleanField(default=True)
+    prefix_caching = serializers.BooleanField(default=False)
+    block_size = serializers.ChoiceField(choices=BLOCK_SIZES, default=16)
+    gpu_memory_utilization = serializers.FloatField(min_value=0.05, max_value=1.0, default=0.9)
+    static_batching = serializers.BooleanField(default=False)
+    weight_dtype = serializers.ChoiceField(choices=tuple(DTYPE_BYTES), default="bf16")
+    kv_dtype = serializers.ChoiceField(choices=KV_DTYPES, default="bf16")
+    slo = EngineSLOInput(default=lambda: {"ttft_s": 1.0, "tpot_s": 0.1})
+    workload = EngineWorkloadInput()
 
 
-Summary = output("ModelSummary", slug=S, name=S, attention=S, max_position_embeddings=I, hidden_size=I)
-GPUSummary = output("GPUSummary", slug=S, name=S, memory_bytes=F, hbm_bandwidth_bytes_per_s=F,
-                    interconnect_bandwidth_bytes_per_s=F, price_per_hour_usd=F)
-Warnings = serializers.ListField(child=serializers.CharField(), help_text="Things that are allowed but suspicious")
+class DisaggregationInput(serializers.Serializer):
+    prefill_replicas = serializers.IntegerField(min_value=1, max_value=15)
+    decode_replicas = serializers.IntegerField(min_value=1, max_value=15)
+    link_bandwidth_gb_per_s = serializers.FloatField(min_value=0.1, max_value=10_000, required=False,
+                                                     help_text="KV transfer GB/s per GPU; default: one direction "
+                                                               "of the GPU interconnect")
+    link_latency_us = serializers.FloatField(min_value=0, max_value=1_000_000, default=10.0)
 
-KVCacheOutput = output(
-    "KVCacheOutput", model=Summary(), bytes_per_token=F, bytes_per_token_per_gpu=F, bytes_per_sequence=F,
-    bytes_per_sequence_per_gpu=F, total_bytes=F, per_gpu_bytes=F, all_gpus_bytes=F, heads_per_gpu=I,
-    sharded_by_tp=B, sliding_window_layers=I, derivation=S, warnings=Warnings)
-FitOutput = output(
-    "FitOutput", model=Summary(), gpu=GPUSummary(), fits=B, memory_bytes=F, budget_bytes=F,
-    per_gpu_bytes=output("FitComponents", weights=F, kv_cache=F, activations=F, runtime_overhead=F, free=F)(),
-    total_bytes_per_gpu=F, headroom_bytes=F, kv_budget_bytes_per_gpu=F, max_concurrent_sequences=F,
-    tensor_parallel=I, min_tensor_parallel=I(allow_null=True),
-    min_tensor_parallel_tried=many(output("TPTry", tp=I, valid=B, fits=B, headroom_bytes=F)),
-    weight_bytes_total=F, derivation=S, min_tensor_parallel_derivation=S, warnings=Warnings)
-RooflinePoint = output("RooflinePoint", phase=S, arithmetic_intensity_flops_per_byte=F, achieved_flops_per_s=F, bound=S)
-StepTimeOutput = output(
-    "StepTimeOutput", model=Summary(), gpu=GPUSummary(), phase=S, tokens=I, flops=F, bytes=F, weight_bytes=F,
-    kv_bytes=F, arithmetic_intensity_flops_per_byte=F, ridge_point_flops_per_byte=F, peak_flops_per_s=F,
-    compute_seconds=F, memory_seconds=F, communication_seconds=F, overhead_seconds=F, step_seconds=F,
-    step_seconds_range=floats(), tokens_per_s=F, tokens_per_s_range=floats(), output_tokens_per_s=F, bound=S,
-    crossover_batch=F, crossover_reachable=B,
-    roofline=output("Roofline", peak_flops_per_s=F, bandwidth_bytes_per_s=F, ridge_point_flops_per_byte=F,
-                    points=many(RooflinePoint))(),
-    note=S, derivation=S, priors=serializers.DictField(), warnings=Warnings)
-CurvePoint = output("CurvePoint", batch_size=I, tpot_seconds=F, tpot_seconds_range=floats(), tokens_per_s=F,
-                    tokens_per_s_range=floats(), tokens_per_s_per_gpu=F, bound=S)
-ThroughputLatencyOutput = output(
-    "ThroughputLatencyOutput", model=Summary(), gpu=GPUSummary(), points=many(CurvePoint), max_batch=I,
-    tensor_parallel=I, bound=S, crossover_batch=F, note=S, derivation=S, warnings=Warnings)
-CapacityOutput = output(
-    "CapacityOutput", model=Summary(), gpu=GPUSummary(), feasible=B, gpus=I, gpus_range=floats(), replicas=I,
-    replicas_range=floats(), tp=I(allow_null=True), batch_per_replica=I, requests_per_s_per_replica=F,
-    ttft_seconds=F, tpot_seconds=F, utilization=F, price_per_gpu_hour_usd=F, usd_per_hour=F,
-    usd_per_hour_range=floats(), usd_per_million_tokens=F, usd_per_million_tokens_range=floats(),
-    usd_per_million_output_tokens=F, limiting_factor=S, bound=S, note=S, derivation=S, warnings=Warnings)
-SpeculativeOutput = output(
-    "SpeculativeOutput", expected_tokens_per_step=F, speedup=F, optimal_draft_tokens=I, optimal_speedup=F, bound=S,
-    note=S, curve=many(output("SpeculativePoint", draft_tokens=I, expected_tokens_per_step=F, speedup=F)),
-    derivation=S)
-CollectivesOutput = output(
-    "CollectivesOutput", op=S, algorithm=S, num_gpus=I, message_bytes=F, link_bandwidth_bytes_per_s=F,
-    gpu=GPUSummary(allow_null=True), seconds=F, bandwidth_term_seconds=F, latency_term_seconds=F,
-    algorithm_bandwidth_bytes_per_s=F, bus_bandwidth_bytes_per_s=F, bound=S,
-    curves=many(output("CollectiveCurve", algorithm=S, message_bytes=floats(), seconds=floats())), derivation=S)
-PagedKVOutput = output(
-    "PagedKVOutput", block_size=I, max_model_len=I, kv_bytes_per_token=F, model=Summary(allow_null=True),
-    sequences=many(output("PagedSequence", tokens=I, blocks=I, last_block_tokens=I)), total_blocks=F,
-    used_tokens=F, contiguous_reserved_tokens=F, contiguous_waste_fraction=F, paged_reserved_tokens=F,
-    paged_waste_fraction=F, contiguous_bytes=F, paged_bytes=F, contiguous_waste_bytes=F, paged_waste_bytes=F,
-    derivation=S)
-PrefixCacheOutput = output(
-    "PrefixCacheOutput", tokenizer=S, block_size=I, capacity_blocks=I, num_prompts=I,
-    prompts=many(output("PrefixPrompt", tokens=I, blocks=I, hit_blocks=I,
-                        hashes=serializers.ListField(child=serializers.CharField()), hashes_truncated=B,
-                        pieces=serializers.ListField(child=serializers.CharField()))),
-    hit_blocks=I, lookup_blocks=I, hit_rate=F, token_hit_rate=F, evictions=I, derivation=S)
-MoEOutput = output(
-    "MoEOutput", num_experts=I, top_k=I, tokens=I, expected_load_tokens=floats(), selection_probability=floats(),
-    mean_load_tokens=F, imbalance=F, capacity_tokens=F, dropped_fraction=F, dropped_tokens=F, distinct_experts=F,
-    expected_distinct_experts_uniform=F, all_to_all_bytes_per_layer=F, derivation=S)
-TimelineStep = output("TimelineStep", kind=S, index=I(required=False), tokens=I, start_seconds=F, end_seconds=F,
-                      kv_bytes=F, bound=S)
-RequestWalkOutput = output(
-    "RequestWalkOutput", model=Summary(), gpu=GPUSummary(), tokenizer=S, prompt_tokens=I,
-    token_ids=serializers.ListField(child=serializers.IntegerField()),
-    token_pieces=serializers.ListField(child=serializers.CharField()), output_tokens=I, ttft_seconds=F,
-    ttft_seconds_range=floats(), itl_seconds=F, itl_seconds_range=floats(), total_seconds=F, kv_bytes_per_token=F,
-    prefill_bound=S, decode_bound=S, bound=S, crossover_batch=F, decode_weight_bytes_per_step=F,
-    timeline=many(TimelineStep), derivation=S, warnings=Warnings)
-ServeConfigOutput = output(
-    "ServeConfigOutput", model=Summary(), gpu=GPUSummary(), tensor_parallel=I, max_model_len=I, command=S,
-    flags=many(output("ServeFlag", flag=S, value=serializers.JSONField(allow_null=True), why=S)), kubernetes_yaml=S, derivation=S,
-    warnings=Warnings)
+
+class ClusterInput(EngineInput):
+    replicas = serializers.IntegerField(min_value=1, max_value=16, default=2)
+    router = serializers.ChoiceField(choices=ROUTERS, default="round_robin")
+    disaggregation = DisaggregationInput(required=False, allow_null=True)
+
+    def validate(self, attrs: dict) -> dict:
+        attrs = super().validate(attrs)
+        d = attrs.get("disaggregation")
+        if d and d["prefill_replicas"] + d["decode_replicas"] > 16:
+            raise serializers.ValidationError({"disaggregation": ["At most 16 replicas in all."]})
+        return attrs
+
+
+GRID_VALIDATORS = {
+    "gpu": serializers.CharField(max_length=100),
+    "tensor_parallel": serializers.ChoiceField(choices=TP_CHOICES),
+    "replicas": serializers.IntegerField(min_value=1, max_value=16),
+    "max_num_seqs": serializers.IntegerField(min_value=1, max_value=4096),
+    "max_num_batched_tokens": serializers.IntegerField(min_value=16, max_value=131_072),
+    "chunked_prefill": serializers.BooleanField(),
+    "router": serializers.ChoiceField(choices=ROUTERS),
+    "weight_dtype": serializers.ChoiceField(choices=tuple(DTYPE_BYTES)),
+}
+
+
+class SweepInput(EngineInput):
+    replicas = serializers.IntegerField(min_value=1, max_value=16, default=1)
+    router = serializers.ChoiceField(choices=ROUTERS, default="round_robin")
+    grid = serializers.DictField(help_text=f"Knob → list of values; knobs: {', '.join(GRID_KEYS)}; "
+                                           f"at most {MAX_POINTS:,} points")
+
+    gpu_required = False  # the grid may name the GPUs
+
+    def validate(self, attrs: dict) -> dict:
+        attrs = super().validate(attrs)
+        if not attrs.get("gpu") and not attrs.get("gpu_spec") and "gpu" not in attrs["grid"]:
+            raise serializers.ValidationError({"gpu": ["give a catalog `gpu` slug, an inline `gpu_spec` or a `gpu` "
+                                                       "knob in the grid"]})
+        try:
+            w = workload_build(workload=attrs["workload"], seed=attrs.get("seed", 0))
+        except WorkloadError as exc:
+            raise serializers.ValidationError({f"workload.{exc.field}": [exc.message]})
+        total = int((w.prompt_tokens + w.output_tokens).sum())
+        if total > MAX_TOKENS:  # every point simulates this workload: refuse it once, here
+            raise serializers.ValidationError({"workload": [
+                f"{total:,} tokens (prompt + output, summed over the requests); at most {MAX_TOKENS:,}."]})
+        return attrs
+
+    def validate_grid(self, grid: dict) -> dict:
+        if not grid:
+            raise serializers.ValidationError("Give at least one knob with a list of values.")
+        clean: dict[str, list] = {}
+        for key, values in grid.items():
+            if key not in GRID_KEYS:
+                raise serializers.ValidationError({key: [f"Unknown knob; use {', '.join(GRID_KEYS)}."]})
+            if not isinstance(values, list) or not 1 <= len(values) <= 100:
+                raise serializers.ValidationError({key: ["Must be a list of 1 to 100 values."]})
+            field = GRID_VALIDATORS[key]
+            out = []
+            for value in values:
+                if key in ("replicas", "max_num_seqs", "max_num_batched_tokens", "tensor_parallel") and (
+                        isinstance(value, bool) or not isinstance(value, int)):
+                    raise serializers.ValidationError({key: [f"{value!r} is not a whole number."]})
+                if key == "chunked_prefill" and not isinstance(value, bool):
+                    raise serializers.ValidationError({key: [f"{value!r} is not true or false."]})
+                try:
+                    out.append(field.run_validation(value))
+                except serializers.ValidationError as exc:
+                    raise serializers.ValidationError({key: exc.detail})
+                if key == "gpu":
+                    try:
+                        catalog.gpu_spec(user=self.context["request"].user, slug=out[-1])
+                    except InvalidInput as exc:
+                        raise serializers.ValidationError({key: [exc.message]})
+            if len(set(map(str, out))) != len(out):
+                raise serializers.ValidationError({key: ["Values must be distinct."]})
+            clean[key] = out
+        if grid_size(clean) > MAX_POINTS:
+            raise serializers.ValidationError(f"{grid_size(clean):,} points; at most {MAX_POINTS:,} per sweep.")
+        return clean
+
+

@@ -1,0 +1,193 @@
+"""Response serializers: the single definition of every simulator response shape (the schema and the typed client
+are generated from these)."""
+
+from rest_framework import serializers
+
+from apps.simulators.api.inputs import GPUWriteSerializer, ModelConfigWriteSerializer
+from apps.simulators.models import GPU, ModelConfig, SweepJob, SweepPoint
+
+
+class ModelConfigSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ModelConfig
+        exclude = ["id", "status"]
+
+
+class GPUSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = GPU
+        exclude = ["id", "status"]
+
+
+
+class ModelConfigAuthoringSerializer(ModelConfigWriteSerializer):
+    updated_at = serializers.DateTimeField(read_only=True)
+    warnings = serializers.ListField(child=serializers.CharField(), read_only=True,
+                                     help_text="Allowed but suspicious, e.g. head_dim × heads ≠ hidden_size")
+
+    class Meta(ModelConfigWriteSerializer.Meta):
+        fields = [*ModelConfigWriteSerializer.Meta.fields, "updated_at", "warnings"]
+
+
+class GPUAuthoringSerializer(GPUWriteSerializer):
+    updated_at = serializers.DateTimeField(read_only=True)
+    warnings = serializers.ListField(child=serializers.CharField(), read_only=True, help_text="Allowed but suspicious")
+
+    class Meta(GPUWriteSerializer.Meta):
+        fields = [*GPUWriteSerializer.Meta.fields, "updated_at", "warnings"]
+
+
+# ---------------------------------------------------------------- outputs (documentation of the response shapes)
+
+F, I, S, B = serializers.FloatField, serializers.IntegerField, serializers.CharField, serializers.BooleanField  # noqa: E741
+
+
+def _fields(**kinds) -> dict:
+    return {name: kind() if isinstance(kind, type) else kind for name, kind in kinds.items()}
+
+
+def output(_class_name: str, /, **kinds) -> type[serializers.Serializer]:
+    return type(_class_name, (serializers.Serializer,), _fields(**kinds))
+
+
+def floats(**kw) -> serializers.ListField:
+    return serializers.ListField(child=serializers.FloatField(), **kw)
+
+
+def many(serializer: type) -> serializers.Serializer:
+    return serializer(many=True)
+
+
+Summary = output("ModelSummary", slug=S, name=S, attention=S, max_position_embeddings=I, hidden_size=I)
+GPUSummary = output("GPUSummary", slug=S, name=S, memory_bytes=F, hbm_bandwidth_bytes_per_s=F,
+                    interconnect_bandwidth_bytes_per_s=F, price_per_hour_usd=F)
+Warnings = serializers.ListField(child=serializers.CharField(), help_text="Things that are allowed but suspicious")
+
+KVCacheOutput = output(
+    "KVCacheOutput", model=Summary(), bytes_per_token=F, bytes_per_token_per_gpu=F, bytes_per_sequence=F,
+    bytes_per_sequence_per_gpu=F, total_bytes=F, per_gpu_bytes=F, all_gpus_bytes=F, heads_per_gpu=I,
+    sharded_by_tp=B, sliding_window_layers=I, derivation=S, warnings=Warnings)
+FitOutput = output(
+    "FitOutput", model=Summary(), gpu=GPUSummary(), fits=B, memory_bytes=F, budget_bytes=F,
+    per_gpu_bytes=output("FitComponents", weights=F, kv_cache=F, activations=F, runtime_overhead=F, free=F)(),
+    total_bytes_per_gpu=F, headroom_bytes=F, kv_budget_bytes_per_gpu=F, max_concurrent_sequences=F,
+    tensor_parallel=I, min_tensor_parallel=I(allow_null=True),
+    min_tensor_parallel_tried=many(output("TPTry", tp=I, valid=B, fits=B, headroom_bytes=F)),
+    weight_bytes_total=F, derivation=S, min_tensor_parallel_derivation=S, warnings=Warnings)
+RooflinePoint = output("RooflinePoint", phase=S, arithmetic_intensity_flops_per_byte=F, achieved_flops_per_s=F, bound=S)
+StepTimeOutput = output(
+    "StepTimeOutput", model=Summary(), gpu=GPUSummary(), phase=S, tokens=I, flops=F, bytes=F, weight_bytes=F,
+    kv_bytes=F, arithmetic_intensity_flops_per_byte=F, ridge_point_flops_per_byte=F, peak_flops_per_s=F,
+    compute_seconds=F, memory_seconds=F, communication_seconds=F, overhead_seconds=F, step_seconds=F,
+    step_seconds_range=floats(), tokens_per_s=F, tokens_per_s_range=floats(), output_tokens_per_s=F, bound=S,
+    crossover_batch=F, crossover_reachable=B,
+    roofline=output("Roofline", peak_flops_per_s=F, bandwidth_bytes_per_s=F, ridge_point_flops_per_byte=F,
+                    points=many(RooflinePoint))(),
+    note=S, derivation=S, priors=serializers.DictField(), warnings=Warnings)
+CurvePoint = output("CurvePoint", batch_size=I, tpot_seconds=F, tpot_seconds_range=floats(), tokens_per_s=F,
+                    tokens_per_s_range=floats(), tokens_per_s_per_gpu=F, bound=S)
+ThroughputLatencyOutput = output(
+    "ThroughputLatencyOutput", model=Summary(), gpu=GPUSummary(), points=many(CurvePoint), max_batch=I,
+    tensor_parallel=I, bound=S, crossover_batch=F, note=S, derivation=S, warnings=Warnings)
+CapacityOutput = output(
+    "CapacityOutput", model=Summary(), gpu=GPUSummary(), feasible=B, gpus=I, gpus_range=floats(), replicas=I,
+    replicas_range=floats(), tp=I(allow_null=True), batch_per_replica=I, requests_per_s_per_replica=F,
+    ttft_seconds=F, tpot_seconds=F, utilization=F, price_per_gpu_hour_usd=F, usd_per_hour=F,
+    usd_per_hour_range=floats(), usd_per_million_tokens=F, usd_per_million_tokens_range=floats(),
+    usd_per_million_output_tokens=F, limiting_factor=S, bound=S, note=S, derivation=S, warnings=Warnings)
+SpeculativeOutput = output(
+    "SpeculativeOutput", expected_tokens_per_step=F, speedup=F, optimal_draft_tokens=I, optimal_speedup=F, bound=S,
+    note=S, curve=many(output("SpeculativePoint", draft_tokens=I, expected_tokens_per_step=F, speedup=F)),
+    derivation=S)
+CollectivesOutput = output(
+    "CollectivesOutput", op=S, algorithm=S, num_gpus=I, message_bytes=F, link_bandwidth_bytes_per_s=F,
+    gpu=GPUSummary(allow_null=True), seconds=F, bandwidth_term_seconds=F, latency_term_seconds=F,
+    algorithm_bandwidth_bytes_per_s=F, bus_bandwidth_bytes_per_s=F, bound=S,
+    curves=many(output("CollectiveCurve", algorithm=S, message_bytes=floats(), seconds=floats())), derivation=S)
+PagedKVOutput = output(
+    "PagedKVOutput", block_size=I, max_model_len=I, kv_bytes_per_token=F, model=Summary(allow_null=True),
+    sequences=many(output("PagedSequence", tokens=I, blocks=I, last_block_tokens=I)), total_blocks=F,
+    used_tokens=F, contiguous_reserved_tokens=F, contiguous_waste_fraction=F, paged_reserved_tokens=F,
+    paged_waste_fraction=F, contiguous_bytes=F, paged_bytes=F, contiguous_waste_bytes=F, paged_waste_bytes=F,
+    derivation=S)
+PrefixCacheOutput = output(
+    "PrefixCacheOutput", tokenizer=S, block_size=I, capacity_blocks=I, num_prompts=I,
+    prompts=many(output("PrefixPrompt", tokens=I, blocks=I, hit_blocks=I,
+                        hashes=serializers.ListField(child=serializers.CharField()), hashes_truncated=B,
+                        pieces=serializers.ListField(child=serializers.CharField()))),
+    hit_blocks=I, lookup_blocks=I, hit_rate=F, token_hit_rate=F, evictions=I, derivation=S)
+MoEOutput = output(
+    "MoEOutput", num_experts=I, top_k=I, tokens=I, expected_load_tokens=floats(), selection_probability=floats(),
+    mean_load_tokens=F, imbalance=F, capacity_tokens=F, dropped_fraction=F, dropped_tokens=F, distinct_experts=F,
+    expected_distinct_experts_uniform=F, all_to_all_bytes_per_layer=F, derivation=S)
+TimelineStep = output("TimelineStep", kind=S, index=I(required=False), tokens=I, start_seconds=F, end_seconds=F,
+                      kv_bytes=F, bound=S)
+RequestWalkOutput = output(
+    "RequestWalkOutput", model=Summary(), gpu=GPUSummary(), tokenizer=S, prompt_tokens=I,
+    token_ids=serializers.ListField(child=serializers.IntegerField()),
+    token_pieces=serializers.ListField(child=serializers.CharField()), output_tokens=I, ttft_seconds=F,
+    ttft_seconds_range=floats(), itl_seconds=F, itl_seconds_range=floats(), total_seconds=F, kv_bytes_per_token=F,
+    prefill_bound=S, decode_bound=S, bound=S, crossover_batch=F, decode_weight_bytes_per_step=F,
+    timeline=many(TimelineStep), derivation=S, warnings=Warnings)
+ServeConfigOutput = output(
+    "ServeConfigOutput", model=Summary(), gpu=GPUSummary(), tensor_parallel=I, max_model_len=I, command=S,
+    flags=many(output("ServeFlag", flag=S, value=serializers.JSONField(allow_null=True), why=S)), kubernetes_yaml=S, derivation=S,
+    warnings=Warnings)
+
+
+# ---------------------------------------------------------------- engine, cluster and sweeps
+class LatencyStats(serializers.Serializer):
+    p50 = serializers.FloatField()
+    p90 = serializers.FloatField()
+    p99 = serializers.FloatField()
+    mean = serializers.FloatField()
+    max = serializers.FloatField()
+
+
+class EngineOutput(serializers.Serializer):
+    num_requests = serializers.IntegerField()
+    completed = serializers.IntegerField()
+    makespan_s = serializers.FloatField()
+    ttft_s = LatencyStats()
+    tpot_s = LatencyStats()
+    e2e_s = LatencyStats()
+    throughput = serializers.DictField()
+    goodput = serializers.DictField()
+    preemptions = serializers.IntegerField()
+    prefix_cache_hit_rate = serializers.FloatField()
+    steps = serializers.IntegerField()
+    mean_batch_size = serializers.FloatField()
+    kv_cache = serializers.DictField()
+    cost = serializers.DictField()
+    invariants = serializers.DictField()
+    series = serializers.DictField()
+    histograms = serializers.DictField()
+    replicas = serializers.ListField(child=serializers.DictField())
+    pools = serializers.DictField(required=False)
+    model = serializers.DictField()
+    gpu = serializers.DictField()
+
+
+class SweepPointOutput(serializers.ModelSerializer):
+    class Meta:
+        model = SweepPoint
+        fields = ["index", "params", "metrics", "meets_slo"]
+
+
+class SweepJobOutput(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = SweepJob
+        fields = ["id", "status", "progress", "total_points", "done_points", "total_chunks", "done_chunks",
+                  "error", "created_at", "started_at", "finished_at"]
+
+    def get_progress(self, job: SweepJob) -> float:
+        return round(job.done_points / job.total_points, 4) if job.total_points else 1.0
+
+
+class SweepJobDetailOutput(SweepJobOutput):
+    results = SweepPointOutput(source="points", many=True, read_only=True)
+
+    class Meta(SweepJobOutput.Meta):
+        fields = [*SweepJobOutput.Meta.fields, "request", "pareto", "recommendation", "results"]
