@@ -115,6 +115,17 @@ class ReviewLog(models.Model):
         ]
 
 
+class UndoneReview(models.Model):
+    """A review that undo removed, kept by its id so that a retried undo of it is answered again (idempotent)
+    instead of undoing the review before it."""
+
+    review_id = models.UUIDField(unique=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    user_card = models.ForeignKey(UserCard, on_delete=models.CASCADE, related_name="undone_reviews")
+    answer = models.JSONField(help_text="The answer the undo endpoint gave; a retried undo returns it")
+    undone_at = models.DateTimeField(auto_now_add=True)
+
+
 def default_steps_learning() -> list[int]:
     return [1, 10]
 

@@ -15,7 +15,7 @@ from django.utils.dateparse import parse_datetime
 
 from apps.core.exceptions import Conflict
 from apps.flashcards import scheduling
-from apps.flashcards.models import CardState, Deck, ReviewLog, SrsSettings, UserCard
+from apps.flashcards.models import CardState, Deck, ReviewLog, SrsSettings, UndoneReview, UserCard
 
 SNAPSHOT_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses", "suspended",
                    "leech", "buried_until", "source_changed")
@@ -186,14 +186,28 @@ def _apply_memory(user_card: UserCard, memory: scheduling.Memory, *, rating: int
 
 
 @transaction.atomic
-def card_undo(*, user, card_id: int) -> dict:
-    """Restores the state from before the card's last review exactly and removes that review from the log."""
+def card_undo(*, user, card_id: int, review_id: uuid.UUID | None = None) -> dict:
+    """Restores the state from before the card's last review exactly and removes that review from the log.
+
+    With ``review_id`` (the review the client means to undo) the call is idempotent: a retry of an undo that
+    already happened returns the first answer again instead of undoing the review before it, and a review that
+    is no longer the card's last is refused. Without it, the card's last review is undone (the older form).
+    """
     user_card = user_card_get(user=user, card_id=card_id, lock=True)
     log = user_card.reviews.order_by("-reviewed_at", "-id").first()
+    if review_id is not None and (log is None or log.review_id != review_id):
+        undone = UndoneReview.objects.filter(review_id=review_id, user=user, user_card=user_card).first()
+        if undone is not None:
+            return undone.answer
+        if user_card.reviews.filter(review_id=review_id).exists():
+            raise Conflict("Only the card's last review can be undone.")
+        raise Conflict("This card has no review with this review_id to undo.")
     if log is None:
         raise Conflict("There is no review of this card to undo.")
     restore(user_card, log.before)
     user_card.save()
-    undone = str(log.review_id)
+    answer = {"undone_review_id": str(log.review_id), **card_state_body(user_card)}
+    UndoneReview.objects.update_or_create(review_id=log.review_id,
+                                          defaults={"user": user, "user_card": user_card, "answer": answer})
     log.delete()
-    return {"undone_review_id": undone, **card_state_body(user_card)}
+    return answer

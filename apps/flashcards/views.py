@@ -5,7 +5,7 @@ from django.http import HttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -64,11 +64,22 @@ class CardReviewApi(FlashcardApi):
         return Response(answer, status=status.HTTP_200_OK if replayed else status.HTTP_201_CREATED)
 
 
+class UndoInputSerializer(serializers.Serializer):
+    review_id = serializers.UUIDField(
+        required=False,
+        help_text="The review to undo (the review_id sent with it). With it a retried undo is answered again "
+                  "instead of undoing an earlier review; without it the card's last review is undone.")
+
+
 class CardUndoApi(FlashcardApi):
-    @extend_schema(request=None, parameters=[CARD_ID], responses={200: s.UndoOutputSerializer, **ERRORS, **CONFLICT},
-                   summary="Undo the card's last review")
+    @extend_schema(request=UndoInputSerializer, parameters=[CARD_ID],
+                   responses={200: s.UndoOutputSerializer, **ERRORS, **CONFLICT},
+                   summary="Undo the card's last review (idempotent when review_id is given)")
     def post(self, request, card_id: int):
-        return Response(services.card_undo(user=request.user, card_id=card_id))
+        data = UndoInputSerializer(data=request.data or {})
+        data.is_valid(raise_exception=True)
+        return Response(services.card_undo(user=request.user, card_id=card_id,
+                                           review_id=data.validated_data.get("review_id")))
 
 
 class CardSuspendApi(FlashcardApi):
