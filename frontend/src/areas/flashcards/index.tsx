@@ -3,10 +3,12 @@ import { Link, NavLink, Route, Routes, useSearchParams } from "react-router-dom"
 import { api, ApiError } from "../../lib/api";
 import { useAuth } from "../../lib/auth";
 import { ForecastChart, Heatmap, RetentionChart, type DayCount, type Retention } from "./charts";
+import { AnswerKey, QuestionChoices, useQuestionCard } from "./QuestionCard";
+import "./flashcards.css";
 
 interface Deck { slug: string; title: string; kind: string; total: number; in_collection: number; new: number; learning: number; review_due: number }
 interface DueCard {
-  card_id: number; front: string; back: string; front_html: string; back_html: string; state: number; state_name: string;
+  card_id: number; source_type: string; source_id: number; front: string; back: string; front_html: string; back_html: string; state: number; state_name: string;
   source_changed: boolean; leech: boolean; intervals: Record<string, number>;
 }
 interface DueQueue { counts: { learning: number; review: number; new: number }; done_today: number; next_learning_due: string | null; cards: DueCard[] }
@@ -96,6 +98,7 @@ function Review() {
   useEffect(() => { void load().catch((e: Error) => setError(e.message)); }, [load]);
 
   const card = queue?.cards[0];
+  const question = useQuestionCard(card, revealed);
   // One review or undo at a time: a second key press while one is in flight must not rate the card again.
   const busy = useRef(false);
   const rate = useCallback(async (rating: number) => {
@@ -144,14 +147,20 @@ function Review() {
       </div>
       <div className="progress" aria-hidden="true"><span style={{ width: `${total ? (100 * reviewed) / total : 100}%` }} /></div>
       {card ? (
-        <article className="flashcard" data-testid="flashcard">
+        <article className="flashcard" data-testid="flashcard" data-kind={question.question?.kind ?? card.source_type}>
           {card.source_changed && <span className="badge">updated</span>}
           {card.leech && <span className="badge">leech</span>}
-          <div className="front" data-testid="card-front" dangerouslySetInnerHTML={{ __html: card.front_html || card.front }} />
+          <div className="front" data-testid="card-front">
+            <div dangerouslySetInnerHTML={{ __html: card.front_html || card.front }} />
+            {question.question && <QuestionChoices question={question.question} />}
+          </div>
           {revealed ? (
             <>
               <hr />
-              <div className="back" data-testid="card-back" dangerouslySetInnerHTML={{ __html: card.back_html || card.back }} />
+              <div className="back" data-testid="card-back">
+                {question.question && <AnswerKey question={question.question} result={question.key} error={question.error} />}
+                <div dangerouslySetInnerHTML={{ __html: card.back_html || card.back }} />
+              </div>
               <div className="rating-buttons">
                 {RATINGS.map((r) => (
                   <button key={r.value} type="button" onClick={() => void rate(r.value)}>
@@ -245,8 +254,9 @@ function SettingsPage() {
       <p className="muted">FSRS parameters: {form.parameters.length ? "optimized for you" : "defaults"}.</p>
       <button type="submit" className="primary">Save</button>
       {saved && <p role="status">Saved.</p>}
-      <p><a href="/api/v1/flashcards/export/?format=json">Export JSON</a> · <a href="/api/v1/flashcards/export/?format=csv">CSV (zip)</a> ·{" "}
-        <a href="/api/v1/flashcards/export/?format=apkg">Anki deck</a></p>
+      <p><a href="/api/v1/flashcards/export/?format=json" download="flashcards.json">Export JSON</a> ·{" "}
+        <a href="/api/v1/flashcards/export/?format=csv" download="flashcards.csv">CSV</a> ·{" "}
+        <a href="/api/v1/flashcards/export/?format=apkg" download="flashcards.apkg">Anki deck</a></p>
     </form>
   );
 }

@@ -1,0 +1,152 @@
+// Cards made from questions: the front shows what the question offers (options, items, bins, pairs, the unit) and the
+// back shows the answer key, both from the public question API. A card's own text is only the prompt and the model
+// answer, which is not enough to answer a "select all that apply" or an ordering.
+import { useEffect, useState } from "react";
+import { api, ApiError } from "../../lib/api";
+import type { Answer, CheckResult, Question } from "../practice/api";
+
+interface CardRef { card_id: number; source_type: string; source_id: number }
+
+export interface QuestionCardState {
+  question: Question | null;
+  key: CheckResult | null;
+  error: string;
+}
+
+/** Any valid answer: the check response carries the key (correct options, order, placement, pairs) whatever it is. */
+function probe(question: Question): Answer | null {
+  const { choices } = question;
+  switch (question.kind) {
+    case "single_choice": return { selected: [0] };
+    case "multiple_choice": return { selected: [] };
+    case "numeric": return { value: 0, unit: choices.unit ?? "" };
+    case "ordering": return { order: choices.items ?? [] };
+    case "categorize": return { placement: Object.fromEntries((choices.items ?? []).map((item) => [item, (choices.bins ?? [])[0]])) };
+    case "matching": return { matches: Object.fromEntries((choices.left ?? []).map((left) => [left, (choices.right ?? [])[0]])) };
+    default: return null;
+  }
+}
+
+export function useQuestionCard(card: CardRef | undefined, revealed: boolean): QuestionCardState {
+  const [state, setState] = useState<QuestionCardState & { id: number | null }>({ id: null, question: null, key: null, error: "" });
+  const sourceId = card?.source_type === "question" ? card.source_id : null;
+
+  useEffect(() => {
+    if (sourceId === null) return;
+    let live = true;
+    api<Question>(`/questions/${sourceId}/`)
+      .then((question) => live && setState({ id: sourceId, question, key: null, error: "" }))
+      .catch((e: ApiError) => live && setState({ id: sourceId, question: null, key: null, error: e.message }));
+    return () => { live = false; };
+  }, [sourceId]);
+
+  const question = state.id === sourceId ? state.question : null;
+  useEffect(() => {
+    if (!revealed || !question || state.key) return;
+    const answer = probe(question);
+    if (!answer) return;
+    let live = true;
+    api<CheckResult>(`/questions/${question.id}/check/`, { method: "POST", body: { answer } })
+      .then((key) => live && setState((s) => (s.id === question.id ? { ...s, key } : s)))
+      .catch((e: ApiError) => live && setState((s) => ({ ...s, error: e.message })));
+    return () => { live = false; };
+  }, [revealed, question, state.key]);
+
+  if (sourceId === null || state.id !== sourceId) return { question: null, key: null, error: "" };
+  return { question: state.question, key: state.key, error: state.error };
+}
+
+const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+/** The front: everything needed to answer. */
+export function QuestionChoices({ question }: { question: Question }) {
+  const { kind, choices } = question;
+  if (kind === "single_choice" || kind === "multiple_choice") {
+    return (
+      <div className="card-choices" data-testid="card-choices">
+        <p className="muted small">{kind === "single_choice" ? "Choose one:" : "Choose all that apply:"}</p>
+        <ol className="card-options">
+          {(choices.options ?? []).map((text, index) => <li key={text}><span className="letter">{LETTERS[index]}</span> {text}</li>)}
+        </ol>
+      </div>
+    );
+  }
+  if (kind === "ordering") {
+    return (
+      <div className="card-choices" data-testid="card-choices">
+        <p className="muted small">Put these in order:</p>
+        <ul>{(choices.items ?? []).map((item) => <li key={item}>{item}</li>)}</ul>
+      </div>
+    );
+  }
+  if (kind === "categorize") {
+    return (
+      <div className="card-choices" data-testid="card-choices">
+        <p className="muted small">Sort each item into {(choices.bins ?? []).map((bin) => `“${bin}”`).join(" or ")}:</p>
+        <ul>{(choices.items ?? []).map((item) => <li key={item}>{item}</li>)}</ul>
+      </div>
+    );
+  }
+  if (kind === "matching") {
+    return (
+      <div className="card-choices card-matching" data-testid="card-choices">
+        <p className="muted small">Match each item on the left with one on the right:</p>
+        <div className="card-columns">
+          <ol>{(choices.left ?? []).map((item) => <li key={item}>{item}</li>)}</ol>
+          <ol type="a">{(choices.right ?? []).map((item) => <li key={item}>{item}</li>)}</ol>
+        </div>
+      </div>
+    );
+  }
+  if (kind === "numeric" && choices.unit) {
+    return <p className="muted small" data-testid="card-choices">Answer in {choices.unit} (or any unit of the same kind).</p>;
+  }
+  return null;
+}
+
+/** The back: the key, laid out like the front. */
+export function AnswerKey({ question, result, error }: { question: Question; result: CheckResult | null; error: string }) {
+  const { kind, choices } = question;
+  if (kind === "open") return null;
+  if (error) return <p className="error" role="alert">{error}</p>;
+  if (!result) return <p className="muted" aria-busy="true">Loading the answer key…</p>;
+  const feedback = result.feedback as Record<string, unknown>;
+  let body: React.ReactNode;
+  if (kind === "single_choice" || kind === "multiple_choice") {
+    const right = new Set((feedback.correct_options as number[] | undefined) ?? []);
+    body = (
+      <ol className="card-options">
+        {(choices.options ?? []).map((text, index) => (
+          <li key={text} className={right.has(index) ? "key-right" : "key-wrong"}>
+            <span className="letter">{LETTERS[index]}</span> {right.has(index) ? "✓" : "✗"} {text}
+          </li>
+        ))}
+      </ol>
+    );
+  } else if (kind === "ordering") {
+    body = <ol>{((feedback.correct_order as string[] | undefined) ?? []).map((item) => <li key={item}>{item}</li>)}</ol>;
+  } else if (kind === "categorize") {
+    const placement = (feedback.correct_placement as Record<string, string> | undefined) ?? {};
+    body = (
+      <dl className="card-bins">
+        {(choices.bins ?? []).map((bin) => (
+          <div key={bin}>
+            <dt>{bin}</dt>
+            {Object.entries(placement).filter(([, b]) => b === bin).map(([item]) => <dd key={item}>{item}</dd>)}
+          </div>
+        ))}
+      </dl>
+    );
+  } else if (kind === "matching") {
+    const matches = (feedback.correct_matches as Record<string, string> | undefined) ?? {};
+    body = <ul>{Object.entries(matches).map(([left, right]) => <li key={left}>{left} → {right}</li>)}</ul>;
+  } else {
+    body = <p>{result.explanation}</p>;
+  }
+  return (
+    <section className="answer-key" data-testid="answer-key" aria-label="Answer key">
+      <h3 className="small">Answer key</h3>
+      {body}
+    </section>
+  );
+}
