@@ -61,6 +61,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "apps.core.middleware.RequestIdMiddleware",
+    "apps.core.middleware.MetricsAccessMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -284,6 +285,12 @@ BROKER_CHECK_TIMEOUT_S = float(os.environ.get("BROKER_CHECK_TIMEOUT_S", "0.1"))
 # Sweeps: a job with no heartbeat for this long is failed (a lost worker); optional dedicated queue.
 SWEEP_WATCHDOG_TIMEOUT_S = int(os.environ.get("SWEEP_WATCHDOG_TIMEOUT_S", "600"))
 SWEEPS_QUEUE = os.environ.get("SWEEPS_QUEUE") or None
+
+# /metrics: scrapers send "Authorization: Bearer <METRICS_TOKEN>" or come from METRICS_ALLOWED_IPS (addresses or
+# networks, comma-separated). Default: loopback only in DEBUG, nobody otherwise. Under gunicorn set
+# PROMETHEUS_MULTIPROC_DIR (scripts/prod.sh does) so the counters add up over all worker processes.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1" if DEBUG else "")
 
 LOGGING = {
     "version": 1,

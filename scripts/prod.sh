@@ -41,5 +41,11 @@ done
 trap 'kill "${WORKERS[@]}" 2>/dev/null || true' EXIT INT TERM
 echo "Celery workers: ${WORKERS[*]} (logs var/celery-w*.log)"
 echo "Serving http://127.0.0.1:${PORT:-8000}/ (metrics at /metrics)"
-exec .venv/bin/gunicorn config.wsgi:application --bind "127.0.0.1:${PORT:-8000}" \
+# Metrics from every gunicorn worker, summed at each scrape (a fresh folder per start). Scrape /metrics from
+# this machine, or set METRICS_TOKEN (Authorization: Bearer ...) or METRICS_ALLOWED_IPS.
+export METRICS_ALLOWED_IPS="${METRICS_ALLOWED_IPS:-127.0.0.1,::1}"
+PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-$PWD/var/prometheus}"
+rm -rf "$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
+export PROMETHEUS_MULTIPROC_DIR
+exec .venv/bin/gunicorn config.wsgi:application --bind "127.0.0.1:${PORT:-8000}" -c python:apps.core.gunicorn_conf \
   --workers "${WEB_CONCURRENCY:-4}" --threads 2 --access-logfile - --timeout 60

@@ -5,11 +5,14 @@ Request latency and counts come from django-prometheus middleware; these add wha
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 import logging
+import os
 
 from django.apps import apps as django_apps
 from django.conf import settings
-from prometheus_client import Counter, Gauge
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
 logger = logging.getLogger(__name__)
@@ -75,3 +78,50 @@ class BackgroundJobCollector:
             except Exception:  # database down: report what we can
                 logger.warning("could not count %s jobs", kind)
         yield jobs
+
+
+# --- the /metrics endpoint ----------------------------------------------------------------------------------
+
+
+def multiprocess_dir() -> str | None:
+    return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.environ.get("prometheus_multiproc_dir") or None
+
+
+def render_metrics() -> tuple[bytes, str]:
+    """The exposition text. Under gunicorn with PROMETHEUS_MULTIPROC_DIR, counters and histograms are summed over
+    every worker process (so each scrape sees the whole server), and the scrape-time job gauges are added once."""
+    if multiprocess_dir():
+        from prometheus_client import multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        registry.register(BackgroundJobCollector())
+    else:
+        registry = REGISTRY
+    return generate_latest(registry), CONTENT_TYPE_LATEST
+
+
+def metrics_allowed(request) -> bool:
+    """A scrape is allowed with ``Authorization: Bearer <METRICS_TOKEN>`` or from an address (or network) in
+    METRICS_ALLOWED_IPS; the address is the one throttles use, so X-Forwarded-For only counts behind trusted
+    proxies. With neither configured nothing is allowed (in DEBUG the default allow-list is loopback)."""
+    token = getattr(settings, "METRICS_TOKEN", "")
+    header = request.headers.get("Authorization", "")
+    if token and header.startswith("Bearer ") and hmac.compare_digest(header[7:].strip().encode(), token.encode()):
+        return True
+    allowed = getattr(settings, "METRICS_ALLOWED_IPS", [])
+    if not allowed:
+        return False
+    from apps.core.throttling import client_address
+
+    try:
+        address = ipaddress.ip_address(client_address(request))
+    except ValueError:
+        return False
+    for entry in allowed:
+        try:
+            if address in ipaddress.ip_network(entry, strict=False):
+                return True
+        except ValueError:
+            logger.warning("METRICS_ALLOWED_IPS entry %r is not an address or network", entry)
+    return False

@@ -66,6 +66,29 @@ class AdminLoginThrottleMiddleware:
         return self.get_response(request)
 
 
+class MetricsAccessMiddleware:
+    """Answers /metrics only to a scraper with the bearer token or from an allowed address (403 otherwise), and
+    aggregates over gunicorn workers when PROMETHEUS_MULTIPROC_DIR is set (apps.core.metrics)."""
+
+    PATH = "/metrics"
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path != self.PATH:
+            return self.get_response(request)
+        from apps.core import metrics
+
+        if not metrics.metrics_allowed(request):
+            logger.warning("metrics scrape refused")
+            return HttpResponse("Forbidden\n", status=403, content_type="text/plain")
+        if request.method not in ("GET", "HEAD"):
+            return HttpResponse(status=405, headers={"Allow": "GET, HEAD"})
+        body, content_type = metrics.render_metrics()
+        return HttpResponse(body, content_type=content_type)
+
+
 class DatabaseUnavailableMiddleware:
     """Turns a lost database connection into a 503 JSON answer instead of a stack trace."""
 
