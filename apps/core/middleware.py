@@ -13,8 +13,14 @@ logger = logging.getLogger(__name__)
 
 
 class RequestIdLogFilter(logging.Filter):
+    """Stamps each record with the request id: the one in force, or, for lines Django writes after the
+    middleware has returned (the "Not Found"/"Bad Request" warnings of django.request), the request's own."""
+
     def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = request_id_var.get()
+        request_id = request_id_var.get()
+        if request_id == "-":
+            request_id = getattr(getattr(record, "request", None), "request_id", None) or "-"
+        record.request_id = request_id
         return True
 
 
