@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from "react";
-import { Link, useNavigate } from "react-router-dom";
+import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { api, ApiError, type Page } from "../../lib/api";
 import { useAuth } from "../../lib/auth";
 import { KIND_LABELS, LEVELS, percent, practiceApi, rememberToken, type Kind, type Session } from "./api";
@@ -32,6 +32,9 @@ export function PracticeHome() {
   const navigate = useNavigate();
   const { user } = useAuth();
   const { parts, topics } = useOptions();
+  const [params, setParams] = useSearchParams();
+  const chapter = params.get("chapter") ?? "";
+  const [chapterTitle, setChapterTitle] = useState("");
   const [part, setPart] = useState("");
   const [topic, setTopic] = useState("");
   const [level, setLevel] = useState("");
@@ -41,6 +44,14 @@ export function PracticeHome() {
   const [history, setHistory] = useState<SessionRow[]>([]);
 
   useEffect(() => {
+    setChapterTitle("");
+    if (!chapter) return;
+    api<{ title: string }>(`/chapters/${encodeURIComponent(chapter)}/`)
+      .then((data) => setChapterTitle(data.title))
+      .catch(() => setError("No such chapter; practising across all chapters instead."));
+  }, [chapter]);
+
+  useEffect(() => {
     if (user) api<Page<SessionRow>>("/practice/sessions/?page_size=10").then((data) => setHistory(data.results)).catch(() => setHistory([]));
   }, [user]);
 
@@ -48,6 +59,7 @@ export function PracticeHome() {
     event.preventDefault();
     setError("");
     const body: Record<string, unknown> = { size };
+    if (chapter && chapterTitle) body.chapter = [chapter];
     if (part) body.part = [part];
     if (topic) body.topic = [topic];
     if (level) body.level = [level];
@@ -68,6 +80,14 @@ export function PracticeHome() {
         Also: <Link to="/practice/interview">interview mode</Link> · <Link to="/practice/diagnosis">the diagnosis game</Link> ·{" "}
         <Link to="/practice/checks">drag-and-drop checks</Link>
       </p>
+      {chapter && chapterTitle && (
+        <p className="chapter-filter" data-testid="chapter-filter">
+          Questions from the chapter <Link to={`/learn/${chapter}`}>{chapterTitle}</Link>{" "}
+          <button type="button" onClick={() => setParams({})} aria-label={`Practise all chapters, not only ${chapterTitle}`}>
+            All chapters
+          </button>
+        </p>
+      )}
       <form className="practice-filters" onSubmit={submit}>
         {parts.length > 0 && (
           <label className="field"><span>Part</span>

@@ -1,5 +1,6 @@
 // One question's answer input, by kind. Calls onSubmit with the answer in the API's shape.
 import { useEffect, useMemo, useState, type FormEvent } from "react";
+import { Link } from "react-router-dom";
 import type { Answer, Question } from "./api";
 import { BinSorter, SortableList } from "./dnd";
 
@@ -18,6 +19,19 @@ export function unitsLike(unit: string): string[] {
 export function Prompt({ question }: { question: Question }) {
   // prompt_html is sanitized on the server (Markdown rendered through an allow-list).
   return <div className="prose question-prompt" dangerouslySetInnerHTML={{ __html: question.prompt_html }} />;
+}
+
+/** Where the question comes from: the chapters to (re-)read. */
+export function QuestionChapters({ question }: { question: Question }) {
+  if (question.chapters.length === 0) return null;
+  return (
+    <p className="muted small question-chapters" data-testid="question-chapters">
+      From {question.chapters.length === 1 ? "the chapter" : "the chapters"}{" "}
+      {question.chapters.map((chapter, index) => (
+        <span key={chapter.slug}>{index > 0 && ", "}<Link to={chapter.url}>{chapter.title}</Link></span>
+      ))}
+    </p>
+  );
 }
 
 export default function QuestionInput({ question, disabled, onSubmit, error }: {

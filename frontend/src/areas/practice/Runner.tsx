@@ -3,7 +3,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router-dom";
 import { ApiError } from "../../lib/api";
 import { KIND_LABELS, practiceApi, type Answer, type AnswerResult, type CheckResult, type Session } from "./api";
-import QuestionInput, { Prompt } from "./QuestionInput";
+import QuestionInput, { Prompt, QuestionChapters } from "./QuestionInput";
 import Result, { SelfRating } from "./Result";
 
 function errorText(error: unknown): string {
@@ -102,7 +102,7 @@ export default function Runner() {
   const interview = session.mode === "interview";
 
   return (
-    <section className="runner" data-testid="runner" data-question-kind={question.kind}>
+    <section className="runner" data-testid="runner" data-question-kind={question.kind} data-question-id={question.id}>
       <header className="runner-head">
         <h1>{interview ? "Interview" : "Practice"}</h1>
         <span className="muted" data-testid="progress">Question {index + 1} of {session.questions.length}</span>
@@ -114,6 +114,7 @@ export default function Runner() {
       <p className="question-meta muted">
         <span className={`level-badge level-${question.level}`}>{question.level}</span> · {KIND_LABELS[question.kind]} · {question.topics.join(", ")}
       </p>
+      <QuestionChapters question={question} />
       <Prompt question={question} />
       {question.kind === "open" ? (
         !revealed ? (
