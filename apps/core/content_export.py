@@ -1,7 +1,12 @@
 """Writing the database back to the fixtures/ text format (the loader's inverse).
 
 Output is canonical — fixed key order, block scalars for multi-line text, lists in a stable order — so that
-export → load into an empty database → export yields byte-identical files.
+export → load into an empty database → export yields byte-identical files, and the files in fixtures/ are kept in
+this format: exporting a database loaded from fixtures/ reproduces them byte for byte.
+
+Comments are not content (the loader ignores them), with one exception kept by the exporter: the comment block at
+the top of a YAML file in fixtures/ (its documentation: units, sources) is written again at the top of the
+exported file with the same relative path. Comments anywhere else are not kept; put notes in the header.
 """
 
 from __future__ import annotations
@@ -52,7 +57,25 @@ _Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(float, _represent_float)
 
 
+def _sorted_keys(value):
+    """Dicts with their keys in alphabetical order, all the way down."""
+    if isinstance(value, dict):
+        return {key: _sorted_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_keys(item) for item in value]
+    return value
+
+
+def _canonical_row(row):
+    """A row keeps the exporter's field order; a dict below it (a JSON column: an answer key, key numbers) gets
+    alphabetical keys, since PostgreSQL's jsonb does not keep the order in which keys were written."""
+    if not isinstance(row, dict):
+        return row
+    return {key: _sorted_keys(value) for key, value in row.items()}
+
+
 def dump_yaml(data) -> str:
+    data = [_canonical_row(row) for row in data] if isinstance(data, list) else _canonical_row(data)
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100000, default_flow_style=False)
 
 
@@ -78,12 +101,42 @@ def with_status(row: dict, status: str) -> dict:
     return {"slug": slug, "status": status, **row}
 
 
-def export_all(root: Path) -> list[Path]:
-    """Writes every content file under ``root``; returns the paths written."""
+def leading_comment(text: str) -> str:
+    """The run of ``#`` lines at the very top of a YAML file, followed by one blank line; "" when there is none."""
+    lines = []
+    for line in text.splitlines(keepends=True):
+        if not line.startswith("#"):
+            break
+        lines.append(line if line.endswith("\n") else line + "\n")
+    return "".join(lines) + "\n" if lines else ""
+
+
+def file_headers(fixtures: Path) -> dict[str, str]:
+    """Relative path -> header comment of every YAML file under ``fixtures`` that has one."""
+    headers = {}
+    for path in sorted(fixtures.rglob("*.yaml")):
+        header = leading_comment(path.read_text(encoding="utf-8"))
+        if header:
+            headers[path.relative_to(fixtures).as_posix()] = header
+    return headers
+
+
+def export_all(root: Path, *, fixtures: Path | None = None) -> list[Path]:
+    """Writes every content file under ``root``; returns the paths written. The header comments of the YAML files
+    in ``fixtures`` (default: the project's fixtures/) are read first, so exporting onto fixtures/ keeps them."""
+    from apps.core.content import FIXTURES_DIR
+
+    root = Path(root)
+    fixtures = Path(fixtures or FIXTURES_DIR)
+    headers = file_headers(fixtures) if fixtures.is_dir() else {}
     written: list[Path] = []
     for dotted in EXPORTERS:
         module_name, function_name = dotted.rsplit(".", 1)
         if importlib.util.find_spec(module_name) is None:
             continue
-        getattr(importlib.import_module(module_name), function_name)(Path(root), written)
+        getattr(importlib.import_module(module_name), function_name)(root, written)
+    for path in written:
+        header = headers.get(path.relative_to(root).as_posix()) if path.suffix == ".yaml" else None
+        if header:
+            path.write_text(header + path.read_text(encoding="utf-8"), encoding="utf-8")
     return written

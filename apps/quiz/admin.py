@@ -178,6 +178,10 @@ class QuestionForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        for name in ("prompt", "answer"):
+            # Browsers submit a textarea's line breaks as CRLF; keep them as typed (LF), as in fixtures/.
+            if isinstance(cleaned.get(name), str):
+                cleaned[name] = cleaned[name].replace("\r\n", "\n").replace("\r", "\n")
         kind = cleaned.get("kind")
         if not kind:
             return cleaned
