@@ -2,6 +2,7 @@ import { Route, Routes } from "react-router-dom";
 import { CheckPage, ChecksList } from "./Checks";
 import Diagnosis from "./Diagnosis";
 import { InterviewHome, PracticeHome } from "./Home";
+import QuestionPage from "./QuestionPage";
 import Runner from "./Runner";
 import Summary from "./Summary";
 import "./practice.css";
@@ -13,6 +14,7 @@ export default function PracticeArea() {
       <Route path="interview" element={<InterviewHome />} />
       <Route path="session/:id" element={<Runner />} />
       <Route path="session/:id/summary" element={<Summary />} />
+      <Route path="questions/:id" element={<QuestionPage />} />
       <Route path="diagnosis" element={<Diagnosis />} />
       <Route path="checks" element={<ChecksList />} />
       <Route path="checks/:id" element={<CheckPage />} />
