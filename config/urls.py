@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from apps.core import views as core_views
 from apps.core.errors import api_or_html_handler
@@ -20,7 +20,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # The split view serves Swagger UI's start-up script as its own file, so the page runs under script-src 'self'.
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("", include("django_prometheus.urls")),
     re_path(r"^api/", api_or_html_handler(404, "not_found", "No such API endpoint.")),
     re_path(r"^(?!static/|admin/|api/)(?P<path>.*)$", core_views.spa_index, name="spa"),
