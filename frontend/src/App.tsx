@@ -1,8 +1,9 @@
 import { lazy, Suspense } from "react";
-import { Link, NavLink, Route, Routes } from "react-router-dom";
+import { Link, NavLink, Route, Routes, useLocation } from "react-router-dom";
 import { useAuth } from "./lib/auth";
 import { useSettings } from "./lib/settings";
 import SearchPalette from "./components/SearchPalette";
+import NotFound, { isKnownPath } from "./components/NotFound";
 // Each area is its own chunk, loaded when first visited.
 const LearnArea = lazy(() => import("./areas/learn"));
 const GlossaryArea = lazy(() => import("./areas/glossary"));
@@ -38,6 +39,7 @@ function ThemeSwitch() {
 
 export default function App() {
   const { user } = useAuth();
+  const { pathname } = useLocation();
   return (
     <div className="layout">
       <header className="topbar">
@@ -55,7 +57,7 @@ export default function App() {
       </header>
       <main id="main">
         <Suspense fallback={<p className="muted">Loading…</p>}>
-        <Routes>
+        {!isKnownPath(pathname) ? <NotFound /> : <Routes>
           <Route path="/" element={<Home />} />
           <Route path="/learn/*" element={<LearnArea />} />
           <Route path="/glossary/*" element={<GlossaryArea />} />
@@ -65,8 +67,8 @@ export default function App() {
           <Route path="/login" element={<LoginPage />} />
           <Route path="/signup" element={<SignupPage />} />
           <Route path="/account" element={<AccountPage />} />
-          <Route path="*" element={<p>Page not found. <Link to="/">Home</Link></p>} />
-        </Routes>
+          <Route path="*" element={<NotFound />} />
+        </Routes>}
         </Suspense>
       </main>
     </div>

@@ -1,0 +1,40 @@
+"""An unknown URL: HTTP 404 from the server, and the app shell says "not found" with links onward."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
+
+@pytest.mark.browser
+def test_unknown_url_is_a_404_page_with_links_onward(live_server, phone):
+    page, watch = phone
+    watch.expect_status(404, r"/no/such/page$")
+    response = page.goto(f"{live_server.url}/no/such/page")
+    assert response.status == 404
+    expect(page.get_by_role("heading", level=1)).to_have_text("Page not found")
+    expect(page).to_have_title(re.compile("not found", re.I))
+    main = page.get_by_role("main")
+    for name in ("Home", "Learn", "Practice", "Glossary"):
+        expect(main.get_by_role("link", name=name, exact=True)).to_be_visible()
+    main.get_by_role("link", name="Learn", exact=True).click()
+    expect(page).to_have_url(re.compile("/learn$"))
+    expect(page.get_by_role("heading", level=1)).not_to_have_text("Page not found")
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/", 200), ("/learn", 200), ("/learn/", 200), ("/learn/map", 200), ("/learn/any-chapter", 200),
+        ("/glossary/kv-cache", 200), ("/practice/questions/229", 200), ("/practice/session/abc/summary", 200),
+        ("/lab/sweeps/123", 200), ("/flashcards/review", 200), ("/signup", 200),
+        ("/nope", 404), ("/learn/a/b", 404), ("/practice/questions", 404), ("/flashcards/nope", 404),
+        ("/wp-login.php", 404),
+    ],
+)
+def test_the_server_knows_the_client_routes(client, path, status):
+    response = client.get(path)
+    assert response.status_code == status
+    assert b'<div id="root">' in response.content
