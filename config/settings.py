@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "apps.glossary",
     "apps.quiz",
     "apps.flashcards",
+    "apps.search",
     "apps.simulators",
 ]
 
@@ -244,10 +245,6 @@ SPECTACULAR_SETTINGS = {
         "ContentStatusEnum": "apps.core.models.Status",
         "ProgressStatusEnum": "apps.courses.models.ProgressStatus",
         "SweepStatusEnum": "apps.simulators.models.SweepStatus",
-        "DtypeEnum": "apps.simulators.api.inputs.DTYPES",
-        "KvDtypeEnum": "apps.simulators.api.inputs.KV_DTYPES",
-        "TensorParallelEnum": "apps.simulators.api.inputs.TP_CHOICES",
-        "CapacityTensorParallelEnum": "apps.simulators.api.inputs.CAPACITY_TP_CHOICES",
         "DtypeEnum": "apps.simulators.api.inputs.DTYPES",
         "KvDtypeEnum": "apps.simulators.api.inputs.KV_DTYPES",
         "TensorParallelEnum": "apps.simulators.api.inputs.TP_CHOICES",

@@ -13,6 +13,7 @@ api_v1 = [
     path("", include("apps.glossary.urls")),
     path("", include("apps.quiz.urls")),
     path("", include("apps.flashcards.urls")),
+    path("", include("apps.search.urls")),
     path("simulators/", include("apps.simulators.api.urls")),
 ]
 

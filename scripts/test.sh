@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the tests need and runs every test: ruff, the front-end type check and build, then pytest
+# Installs what the tests need and runs every test: ruff, the import-layer contracts, mypy on the pure maths, the
+# front-end type check and build, then pytest
 # (unit, API, Celery with real workers on Redis, schemathesis, and Chromium browser tests) on PostgreSQL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,8 @@ bash scripts/setup.sh
 bash scripts/services.sh
 
 .venv/bin/ruff check .
+.venv/bin/lint-imports --no-cache
+.venv/bin/mypy
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"
 export DJANGO_ALLOW_ASYNC_UNSAFE=true

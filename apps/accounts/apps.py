@@ -8,6 +8,7 @@ class AccountsConfig(AppConfig):
     def ready(self):
         from django.contrib.auth import get_user_model
 
+        # Models (the user model, groups) are importable only once apps are ready.
         from apps.accounts.roles import ensure_authors_group, staff_follows_authors_group
 
         def sync_group(sender, **kwargs):

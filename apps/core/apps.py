@@ -7,6 +7,7 @@ class CoreConfig(AppConfig):
     def ready(self):
         from prometheus_client import REGISTRY
 
+        # The collector reads job models, importable only once apps are ready.
         from apps.core.metrics import BackgroundJobCollector
 
         if not getattr(REGISTRY, "_llmkit_jobs_registered", False):

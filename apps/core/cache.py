@@ -25,6 +25,8 @@ from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 
+from apps.core import metrics
+
 logger = logging.getLogger(__name__)
 
 
@@ -47,7 +49,6 @@ class _Breaker:
         return not self.down or time.monotonic() >= self.retry_at
 
     def failed(self, exc: BaseException, retry_after_s: float) -> None:
-        from apps.core import metrics
 
         metrics.cache_error(type(exc).__name__)
         with self.lock:
@@ -64,7 +65,6 @@ class _Breaker:
     def succeeded(self) -> None:
         if not self.down:
             return
-        from apps.core import metrics
 
         with self.lock:
             if not self.down:

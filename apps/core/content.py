@@ -16,6 +16,8 @@ import yaml
 from django.conf import settings
 from django.db import transaction
 
+from apps.core.models import Status
+
 FIXTURES_DIR = Path(settings.BASE_DIR) / "fixtures"
 
 STEPS = [
@@ -178,8 +180,6 @@ def source_of(ctx: LoadContext, path: Path) -> str:
 
 def entry_status(ctx: LoadContext, path: Path, entry: dict) -> str | None:
     """The optional ``status: draft|published`` of an entry (default published); None after recording an error."""
-    from apps.core.models import Status
-
     status = entry.get("status", Status.PUBLISHED)
     if status not in Status.values:
         ctx.error(path, entry.get("__line__", 1), f"status must be one of {', '.join(Status.values)}")
@@ -196,8 +196,6 @@ def sync_by_slug(ctx: LoadContext, model, kind: str, rows: list[tuple[dict, dict
     learners, retires its flashcards, and comes back if the slug returns to the files. Authors delete for good
     in the admin.
     """
-    from apps.core.models import Status
-
     existing = {obj.slug: obj for obj in model.objects.all()}
     seen = set()
     for lookup, values, path, line in rows:

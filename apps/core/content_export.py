@@ -17,6 +17,8 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
+from apps.core.content import FIXTURES_DIR
+
 EXPORTERS = [
     "apps.courses.export.export_parts",
     "apps.courses.export.export_chapters",
@@ -124,7 +126,6 @@ def file_headers(fixtures: Path) -> dict[str, str]:
 def export_all(root: Path, *, fixtures: Path | None = None) -> list[Path]:
     """Writes every content file under ``root``; returns the paths written. The header comments of the YAML files
     in ``fixtures`` (default: the project's fixtures/) are read first, so exporting onto fixtures/ keeps them."""
-    from apps.core.content import FIXTURES_DIR
 
     root = Path(root)
     fixtures = Path(fixtures or FIXTURES_DIR)

@@ -7,7 +7,7 @@ from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db import DataError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -15,12 +15,6 @@ from apps.core.exceptions import DomainError
 from apps.core.middleware import database_unavailable_response
 
 logger = logging.getLogger(__name__)
-
-
-class ServiceUnavailable(exceptions.APIException):
-    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_detail = "A required service is unavailable."
-    default_code = "service_unavailable"
 
 
 def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:

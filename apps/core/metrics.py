@@ -15,6 +15,8 @@ from django.conf import settings
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
+from apps.core.throttling import client_address
+
 logger = logging.getLogger(__name__)
 
 # Degraded dependencies: the shared cache (throttle counters) falling back to a per-process cache.
@@ -112,7 +114,6 @@ def metrics_allowed(request) -> bool:
     allowed = getattr(settings, "METRICS_ALLOWED_IPS", [])
     if not allowed:
         return False
-    from apps.core.throttling import client_address
 
     try:
         address = ipaddress.ip_address(client_address(request))

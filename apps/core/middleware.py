@@ -8,6 +8,9 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.urls import NoReverseMatch, reverse
 
+from apps.core import metrics
+from apps.core.throttling import check_login_throttles
+
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
 logger = logging.getLogger(__name__)
 
@@ -60,7 +63,6 @@ class AdminLoginThrottleMiddleware:
 
     def __call__(self, request):
         if request.method == "POST" and self.login_path() and request.path == self.login_path():
-            from apps.core.throttling import check_login_throttles
 
             wait = check_login_throttles(request)
             if wait is not None:
@@ -84,7 +86,6 @@ class MetricsAccessMiddleware:
     def __call__(self, request):
         if request.path != self.PATH:
             return self.get_response(request)
-        from apps.core import metrics
 
         if not metrics.metrics_allowed(request):
             logger.warning("metrics scrape refused")

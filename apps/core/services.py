@@ -3,6 +3,8 @@
 from django.conf import settings
 from django.db import connection
 
+from apps.core.exceptions import Unavailable
+
 
 def database_status() -> str:
     try:
@@ -62,8 +64,6 @@ def cache_status() -> str:
 
 
 def ensure_broker_available() -> None:
-    """Raises a 503 API error when background jobs cannot be queued."""
-    from apps.core.errors import ServiceUnavailable
-
+    """Raises Unavailable (a 503) when background jobs cannot be queued."""
     if broker_status() == "unavailable":
-        raise ServiceUnavailable("The job queue (Redis) is unavailable; background jobs cannot start right now.")
+        raise Unavailable("The job queue (Redis) is unavailable; background jobs cannot start right now.")

@@ -11,13 +11,13 @@ from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
+from apps.core.rendering import render_markdown
+
 MAX_MARKDOWN_BYTES = 200_000
 
 
 def markdown_error(text) -> str | None:
     """Why ``text`` is not an acceptable Markdown body (too large, or the renderer fails), or None."""
-    from apps.courses.rendering import render_markdown
-
     if not isinstance(text, str):
         return "must be Markdown text"
     size = len(text.encode("utf-8"))
@@ -75,11 +75,22 @@ def unknown_slugs(model, slugs: list[str]) -> list[str]:
     return [slug for slug in slugs if slug not in found]
 
 
-def resolve_slugs(model, slugs: list[str], field: str, noun: str) -> list:
-    """The rows for ``slugs`` in the given order, or a 400 on ``field`` naming every unknown slug."""
+def link_rows(errors: dict, field: str, model, slugs: list[str], noun: str) -> list:
+    """The rows for ``slugs`` in the given order; an unknown slug is recorded in ``errors[field]`` (and [] returned),
+    so a form can collect every problem before answering."""
     missing = unknown_slugs(model, slugs)
     if missing:
         names = ", ".join(f"'{slug}'" for slug in missing)
-        raise serializers.ValidationError({field: [f"unknown {noun}{'s' if len(missing) > 1 else ''}: {names}"]})
+        errors[field] = [f"unknown {noun}{'s' if len(missing) > 1 else ''}: {names}"]
+        return []
     by_slug = {row.slug: row for row in model.objects.filter(slug__in=slugs)}
     return [by_slug[slug] for slug in dict.fromkeys(slugs)]
+
+
+def resolve_slugs(model, slugs: list[str], field: str, noun: str) -> list:
+    """The rows for ``slugs`` in the given order, or a 400 on ``field`` naming every unknown slug."""
+    errors: dict[str, list[str]] = {}
+    rows = link_rows(errors, field, model, slugs, noun)
+    if errors:
+        raise serializers.ValidationError(errors)
+    return rows

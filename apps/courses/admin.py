@@ -30,7 +30,7 @@ class ChapterAdmin(ContentAdmin):
     def rendered_preview(self, chapter: Chapter) -> str:
         if not chapter.body_html:
             return "(rendered when saved)"
-        # body_html is sanitized by apps.courses.rendering (nh3) when it is produced.
+        # body_html is sanitized by apps.core.rendering (nh3) when it is produced.
         return format_html('<div class="chapter-preview" style="max-width:44rem">{}</div>', mark_safe(chapter.body_html))
 
     def save_model(self, request, obj: Chapter, form, change) -> None:

@@ -15,14 +15,12 @@ from apps.core.content import (
     set_m2m_if_changed,
     sync_by_slug,
 )
+from apps.core.registry import SIMULATORS
 from apps.courses.graph import find_cycle
 from apps.courses.models import Chapter, Level, Part
+from apps.courses.services import glossary_entries, render_chapter_body
 
 FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n(.*)\Z", re.S)
-SIMULATORS = {
-    "kv-cache", "fit", "step-time", "throughput-latency", "capacity", "speculative", "collectives", "paged-kv",
-    "prefix-cache", "moe", "request-walk", "serve-config", "engine", "sweeps",
-}
 
 
 def load_parts(ctx: LoadContext) -> None:
@@ -110,8 +108,6 @@ def _avoid_order_collisions(rows) -> None:
 
 def link_chapters(ctx: LoadContext) -> None:
     """Prerequisites (checked for cycles) and glossary links, then the rendered body with hover terms."""
-    from apps.courses.services import glossary_entries, render_chapter_body
-
     edges: dict[str, list[str]] = {}
     for slug, (path, line, prerequisites, terms) in getattr(ctx, "chapter_links", {}).items():
         chapter = ctx.lookup("chapters", slug)

@@ -1,8 +1,10 @@
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import ContentModel
+from apps.core.models import ContentModel, PublishedQuerySet
+from apps.courses.validation import chapter_errors
 
 
 class Level(models.TextChoices):
@@ -22,6 +24,16 @@ class Part(ContentModel):
         ordering = ["order"]
 
 
+class ChapterQuerySet(PublishedQuerySet):
+    def readable(self, *, author: bool):
+        """Chapters the reader may open: drafts (and chapters of draft parts) only for authors."""
+        return self.for_author(author).filter(part__in=Part.objects.for_author(author))
+
+    def links(self, *, author: bool):
+        """Readable chapters with just what a link needs (slug and title), in curriculum order."""
+        return self.readable(author=author).only("id", "slug", "title").order_by("part__order", "order")
+
+
 class Chapter(ContentModel):
     part = models.ForeignKey(Part, on_delete=models.PROTECT, related_name="chapters")
     order = models.PositiveIntegerField()
@@ -37,6 +49,7 @@ class Chapter(ContentModel):
     simulators = models.JSONField(default=list, blank=True)
     glossary_terms = models.ManyToManyField("glossary.Term", related_name="used_in_chapters", blank=True)
     history = HistoricalRecords(m2m_fields=[prerequisites])
+    objects = ChapterQuerySet.as_manager()
 
     class Meta:
         ordering = ["part__order", "order"]
@@ -49,10 +62,6 @@ class Chapter(ContentModel):
         """Body and summary render as Markdown within the size limit; objectives, key numbers and simulator
         names are well formed. Links (prerequisites, glossary) are checked where they are set: see
         apps.courses.validation.prerequisite_cycle."""
-        from django.core.exceptions import ValidationError
-
-        from apps.courses.validation import chapter_errors
-
         errors = chapter_errors(self)
         if errors:
             raise ValidationError(errors)

@@ -1,5 +1,12 @@
 from rest_framework import serializers
 
+from apps.core.serializers import (
+    ChapterLinkSerializer,
+    ContentStatusField,
+    SimulatorLinkSerializer,
+    TermRefSerializer,
+    slug_list,
+)
 from apps.courses.models import Chapter, Level, ProgressStatus
 from apps.courses.services import MAX_MERGE_CHAPTERS
 
@@ -11,11 +18,6 @@ class PartSerializer(serializers.Serializer):
     summary = serializers.CharField()
     chapter_count = serializers.IntegerField()
     understood_count = serializers.IntegerField(allow_null=True, help_text="Null when signed out")
-
-
-class ChapterLinkSerializer(serializers.Serializer):
-    slug = serializers.SlugField()
-    title = serializers.CharField()
 
 
 class ChapterListSerializer(serializers.ModelSerializer):
@@ -48,17 +50,6 @@ class KeyNumberSerializer(serializers.Serializer):
     value = serializers.CharField()
     unit = serializers.CharField(required=False)
     source = serializers.CharField(required=False)
-
-
-class SimulatorLinkSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    url = serializers.CharField()
-
-
-class TermRefSerializer(serializers.Serializer):
-    slug = serializers.SlugField()
-    term = serializers.CharField()
-    definition = serializers.CharField()
 
 
 class QuestionRefSerializer(serializers.Serializer):
@@ -165,27 +156,6 @@ class ConceptPathSerializer(serializers.Serializer):
     path = ChapterListSerializer(many=True)
 
 
-class SearchQuerySerializer(serializers.Serializer):
-    q = serializers.CharField(max_length=200, help_text="Search words; typos are tolerated")
-    limit = serializers.IntegerField(min_value=1, max_value=50, default=20)
-
-
-class SearchResultSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["chapter", "term", "question"])
-    slug = serializers.CharField(allow_null=True)
-    id = serializers.IntegerField(allow_null=True, help_text="Question id (questions only)")
-    title = serializers.CharField()
-    url = serializers.CharField(help_text="Web client path")
-    snippet = serializers.CharField(help_text="HTML-escaped text; matches wrapped in <mark>")
-    score = serializers.FloatField()
-
-
-class SearchResponseSerializer(serializers.Serializer):
-    query = serializers.CharField()
-    corrected = serializers.CharField(allow_null=True, help_text="The query after typo correction, if changed")
-    results = SearchResultSerializer(many=True)
-
-
 # --- authoring (authors and superusers; field names as in the fixture front matter) -------------------------
 
 
@@ -194,19 +164,6 @@ class KeyNumberWriteSerializer(serializers.Serializer):
     value = serializers.CharField(max_length=100)
     unit = serializers.CharField(max_length=100, required=False, allow_blank=True)
     source = serializers.CharField(max_length=2000, required=False, allow_blank=True)
-
-
-def slug_list(help_text: str, max_length: int = 200) -> serializers.ListField:
-    return serializers.ListField(child=serializers.SlugField(max_length=120), required=False, max_length=max_length,
-                                 help_text=help_text)
-
-
-class ContentStatusField(serializers.ChoiceField):
-    def __init__(self, **kwargs):
-        from apps.core.models import Status
-
-        kwargs.setdefault("help_text", "draft (authors only) or published; new items default to draft")
-        super().__init__(choices=Status.choices, required=False, **kwargs)
 
 
 class ChapterWriteSerializer(serializers.Serializer):

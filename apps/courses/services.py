@@ -8,18 +8,22 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
+from rest_framework.exceptions import ValidationError
 
+from apps.core.models import Status
+from apps.core.permissions import is_author
+from apps.core.rendering import GlossaryEntry, mark_glossary_terms, render_markdown
+from apps.core.validation import clean_or_400, link_rows
 from apps.courses.graph import reading_path
 from apps.courses.models import Chapter, ChapterProgress, Part, ProgressStatus
-from apps.courses.rendering import GlossaryEntry, mark_glossary_terms, render_markdown
+from apps.courses.validation import prerequisite_cycle
+from apps.glossary.models import Term
 
 MAX_MERGE_CHAPTERS = 500
 STATUS_RANK = {ProgressStatus.READING: 1, ProgressStatus.UNDERSTOOD: 2}
 
 
 def glossary_entries() -> list[GlossaryEntry]:
-    from apps.glossary.models import Term
-
     return [
         GlossaryEntry(slug=term.slug, names=(term.term, *term.aliases), definition=term.definition)
         for term in Term.objects.published()
@@ -33,27 +37,20 @@ def render_chapter_body(body: str, entries: list[GlossaryEntry]) -> str:
 # --- selectors -------------------------------------------------------------------------------------------
 
 
-def user_is_author(user) -> bool:
-    from apps.core.permissions import is_author
-
-    return is_author(user)
-
-
-def _visible(queryset: QuerySet, author: bool) -> QuerySet:
-    """``visible_to`` with the author check already made (it costs a query per call)."""
-    return queryset.all() if author else queryset.published()
+def question_model():
+    """The question model, through the relation it declares to chapters (courses imports nothing from quiz)."""
+    return Chapter.questions.rel.related_model
 
 
 def chapter_queryset(user, *, author: bool | None = None) -> QuerySet[Chapter]:
     """Chapters the user may read (drafts only for authors), in curriculum order."""
-    author = user_is_author(user) if author is None else author
-    return _visible(Chapter.objects, author).filter(part__in=_visible(Part.objects, author)).select_related("part")
+    author = is_author(user) if author is None else author
+    return Chapter.objects.readable(author=author).select_related("part")
 
 
 def chapter_links_queryset(*, author: bool) -> QuerySet[Chapter]:
     """Readable chapters with just what a link needs (slug and title), in curriculum order."""
-    return (_visible(Chapter.objects, author).filter(part__in=_visible(Part.objects, author))
-            .only("id", "slug", "title").order_by("part__order", "order"))
+    return Chapter.objects.links(author=author)
 
 
 def progress_by_slug(user) -> dict[str, str]:
@@ -88,22 +85,19 @@ def part_list(*, user) -> list[dict]:
 
 
 def chapter_get(*, user, slug: str, author: bool | None = None) -> Chapter:
-    from apps.glossary.models import Term
-    from apps.quiz.models import Question
-
-    author = user_is_author(user) if author is None else author
+    author = is_author(user) if author is None else author
     queryset = chapter_queryset(user, author=author).prefetch_related(
         Prefetch("prerequisites", queryset=chapter_links_queryset(author=author)),
         Prefetch("glossary_terms",
-                 queryset=_visible(Term.objects, author).only("id", "slug", "term", "definition").order_by("term")),
-        Prefetch("questions", queryset=Question.objects.published().only("id", "slug", "kind", "level").order_by("id")),
+                 queryset=Term.objects.for_author(author).only("id", "slug", "term", "definition").order_by("term")),
+        Prefetch("questions", queryset=question_model().objects.published().only("id", "slug", "kind", "level").order_by("id")),
     )
     return get_object_or_404(queryset, slug=slug)
 
 
 def chapter_neighbours(*, user, chapter: Chapter, author: bool | None = None) -> tuple[dict | None, dict | None]:
     """The previous and next chapter across parts in curriculum order, as ``{"slug", "title"}`` links."""
-    author = user_is_author(user) if author is None else author
+    author = is_author(user) if author is None else author
     ordered = list(chapter_links_queryset(author=author).values_list("pk", "slug", "title"))
     index = next(i for i, (pk, _, _) in enumerate(ordered) if pk == chapter.pk)
     previous = ordered[index - 1] if index > 0 else None
@@ -228,30 +222,11 @@ CHAPTER_FIELDS = ("slug", "title", "order", "summary", "minutes", "level", "obje
                   "simulators", "status")
 
 
-def _link_errors(errors: dict, field: str, model, slugs: list[str], noun: str) -> list:
-    from apps.core.validation import unknown_slugs
-
-    missing = unknown_slugs(model, slugs)
-    if missing:
-        names = ", ".join(f"'{slug}'" for slug in missing)
-        errors[field] = [f"unknown {noun}{'s' if len(missing) > 1 else ''}: {names}"]
-        return []
-    by_slug = {row.slug: row for row in model.objects.filter(slug__in=slugs)}
-    return [by_slug[slug] for slug in dict.fromkeys(slugs)]
-
-
 @transaction.atomic
 def chapter_write(*, chapter: Chapter | None, data: dict) -> Chapter:
     """Creates (``chapter`` None) or updates a chapter from authoring fields (fixture names), validated as a whole:
     known part and links, no prerequisite cycle, unique slug and (part, order), Markdown that renders; then the
     body is re-rendered with the glossary marked."""
-    from rest_framework.exceptions import ValidationError
-
-    from apps.core.models import Status
-    from apps.core.validation import clean_or_400
-    from apps.courses.validation import prerequisite_cycle
-    from apps.glossary.models import Term
-
     creating = chapter is None
     previous_slug = None if creating else chapter.slug
     chapter = Chapter(status=Status.DRAFT) if creating else chapter
@@ -269,13 +244,14 @@ def chapter_write(*, chapter: Chapter | None, data: dict) -> Chapter:
         prerequisite_slugs = list(data["prerequisites"])
     else:
         prerequisite_slugs = [] if creating else list(chapter.prerequisites.values_list("slug", flat=True))
-    prerequisites = _link_errors(errors, "prerequisites", Chapter, [s for s in prerequisite_slugs if s != previous_slug],
+    prerequisites = link_rows(errors, "prerequisites", Chapter, [s for s in prerequisite_slugs if s != previous_slug],
                                  "chapter")
     if chapter.slug in prerequisite_slugs or (previous_slug and previous_slug in prerequisite_slugs):
         errors["prerequisites"] = [f"a chapter cannot be its own prerequisite ('{chapter.slug}')"]
-    terms = _link_errors(errors, "glossary", Term, list(data.get("glossary", [])), "glossary term")
+    terms = link_rows(errors, "glossary", Term, list(data.get("glossary", [])), "glossary term")
     if "prerequisites" not in errors:
-        cycle = prerequisite_cycle(chapter.slug, prerequisite_slugs, previous_slug)
+        existing = Chapter.prerequisites.through.objects.values_list("from_chapter__slug", "to_chapter__slug")
+        cycle = prerequisite_cycle(chapter.slug, prerequisite_slugs, existing, previous_slug)
         if cycle:
             errors["prerequisites"] = ["prerequisites form a cycle: " + " -> ".join(cycle)]
     if chapter.part_id is not None and "order" not in errors:
@@ -314,7 +290,7 @@ def chapter_delete(chapter: Chapter) -> None:
     chapter.delete()
 
 
-def rerender_chapters_mentioning(names: list[str]) -> int:
+def rerender_chapters_mentioning(names: list[str], **_signal) -> int:
     """Re-renders the bodies that mention any of ``names`` (after a glossary change); returns how many changed."""
     wanted = [name.lower() for name in names if name and len(name) >= 2]
     if not wanted:

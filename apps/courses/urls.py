@@ -11,5 +11,4 @@ urlpatterns = [
     path("progress/merge/", views.ProgressMergeApi.as_view(), name="progress-merge"),
     path("concept-map/", views.ConceptMapApi.as_view(), name="concept-map"),
     path("concept-map/path/", views.ConceptPathApi.as_view(), name="concept-path"),
-    path("search/", views.SearchApi.as_view(), name="search"),
 ]

@@ -9,20 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from apps.core.registry import simulator_errors
 from apps.core.validation import markdown_error, string_list_error
-from apps.courses.content import SIMULATORS
 from apps.courses.graph import find_cycle
-
-
-def simulator_errors(names) -> list[str]:
-    problem = string_list_error(names)
-    if problem:
-        return [problem]
-    unknown = [name for name in names if name not in SIMULATORS]
-    if unknown:
-        return [f"unknown simulator{'s' if len(unknown) > 1 else ''}: {', '.join(repr(n) for n in unknown)}; "
-                f"use one of {', '.join(sorted(SIMULATORS))}"]
-    return []
 
 
 def key_number_errors(value) -> list[str]:
@@ -59,17 +48,16 @@ def chapter_errors(chapter) -> dict[str, list[str]]:
     return errors
 
 
-def prerequisite_cycle(slug: str, prerequisites: Iterable[str], previous_slug: str | None = None) -> list[str] | None:
+def prerequisite_cycle(slug: str, prerequisites: Iterable[str], existing: Iterable[tuple[str, str]],
+                       previous_slug: str | None = None) -> list[str] | None:
     """The cycle the prerequisites graph would have with ``slug``'s prerequisites replaced, or None.
 
-    ``previous_slug`` is the chapter's slug before a rename (edges pointing at it follow the rename).
+    ``existing`` holds today's (chapter, prerequisite) slug pairs; ``previous_slug`` is the chapter's slug before
+    a rename (edges pointing at it follow the rename).
     """
-    from apps.courses.models import Chapter
-
     old = previous_slug or slug
     edges: dict[str, list[str]] = {}
-    through = Chapter.prerequisites.through.objects.values_list("from_chapter__slug", "to_chapter__slug")
-    for chapter_slug, prerequisite_slug in through:
+    for chapter_slug, prerequisite_slug in existing:
         if chapter_slug == old:
             continue
         edges.setdefault(chapter_slug, []).append(slug if prerequisite_slug == old else prerequisite_slug)

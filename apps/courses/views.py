@@ -1,14 +1,12 @@
 from django.http import Http404
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.permissions import IsAuthorOrReadOnly
-from apps.courses import search as search_module
+from apps.core.permissions import IsAuthorOrReadOnly, is_author
 from apps.courses import serializers as s
 from apps.courses import services
 from apps.courses.filters import ChapterFilter
@@ -89,7 +87,7 @@ class ChapterDetailApi(APIView):
 
     @extend_schema(responses={200: s.ChapterDetailSerializer})
     def get(self, request, slug: str):
-        author = services.user_is_author(request.user)
+        author = is_author(request.user)
         chapter = services.chapter_get(user=request.user, slug=slug, author=author)
         return Response(s.ChapterDetailSerializer(_chapter_detail(request.user, chapter, author)).data)
 
@@ -157,20 +155,3 @@ class ConceptPathApi(APIView):
         progress = services.progress_by_slug(request.user)
         chapters = s.ChapterListSerializer(path, many=True, context={"progress": progress}).data
         return Response({"to": target, "path": chapters})
-
-
-class SearchApi(APIView):
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("q", OpenApiTypes.STR, required=True, description="Search words (max 200 characters)"),
-            OpenApiParameter("limit", OpenApiTypes.INT, required=False, description="1 to 50, default 20"),
-        ],
-        responses={200: s.SearchResponseSerializer},
-    )
-    def get(self, request):
-        query = s.SearchQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        result = search_module.search(query=query.validated_data["q"], limit=query.validated_data["limit"])
-        body = {"query": result.query, "corrected": result.corrected, "results": result.results}
-        return Response(s.SearchResponseSerializer(body).data)
-

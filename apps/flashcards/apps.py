@@ -5,6 +5,8 @@ class FlashcardsConfig(AppConfig):
     name = "apps.flashcards"
 
     def ready(self) -> None:
-        from apps.flashcards import signals
+        # Signal handlers and Celery tasks need the models, importable only once apps are ready; the tasks are
+        # registered now so senders can enqueue them by name (eagerly too).
+        from apps.flashcards import signals, tasks  # noqa: F401
 
         signals.connect()

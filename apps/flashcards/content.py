@@ -17,8 +17,8 @@ from django.db import transaction
 
 from apps.core.content import LoadContext
 from apps.core.models import Status
+from apps.core.rendering import render_markdown
 from apps.courses.models import Part
-from apps.courses.rendering import render_markdown
 from apps.flashcards.models import Card, Deck, DeckKind, SourceType, UserCard
 from apps.glossary.models import Term
 from apps.quiz.models import NumberToMemorize, Question, Topic

@@ -18,6 +18,7 @@ from collections import defaultdict
 from datetime import datetime
 
 import fsrs_rs_python as fsrs_rs
+from celery import current_app
 from django.db import transaction
 from django.utils import timezone
 from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
@@ -32,6 +33,8 @@ from apps.flashcards.services import day_clock, settings_get
 MIN_REVIEWS = 400
 HOLDOUT_SHARE = 0.2
 
+OPTIMIZE_TASK = "flashcards.optimize_parameters"  # enqueued by name: the task module imports this one
+
 
 def optimization_job_create(*, user) -> OptimizationJob:
     count = ReviewLog.objects.filter(user=user).count()
@@ -39,9 +42,7 @@ def optimization_job_create(*, user) -> OptimizationJob:
         raise ValidationError({"reviews": [f"Not enough reviews to optimize: {count} (at least {MIN_REVIEWS})."]})
     core_services.ensure_broker_available()
     job = OptimizationJob.objects.create(user=user, review_count=count)
-    from apps.flashcards.tasks import optimize_parameters_task
-
-    transaction.on_commit(lambda: optimize_parameters_task.delay(str(job.id)))
+    transaction.on_commit(lambda: current_app.signature(OPTIMIZE_TASK, args=(str(job.id),)).apply_async())
     return job
 
 

@@ -90,7 +90,7 @@ def preview_intervals(memory: Memory, *, now: datetime, scheduler: Scheduler) ->
     """Seconds until due for each rating (unfuzzed, so the buttons are stable)."""
     plain = replace_fuzz(scheduler, False)
     now = as_utc(now)
-    result = {}
+    result: dict[str, float] = {}
     for rating in Rating:
         after = review(memory, rating=int(rating), now=now, scheduler=plain)
         result[str(int(rating))] = round((after.due - now).total_seconds())

@@ -3,7 +3,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from apps.core.admin import ContentAdmin
-from apps.courses.rendering import render_markdown
+from apps.core.rendering import render_markdown
 from apps.glossary.models import Term
 
 

@@ -1,7 +1,7 @@
 """Loader steps for glossary terms (fixtures/glossary/*.yaml)."""
 
 from apps.core.content import LoadContext, entry_status, load_yaml_list, require, set_m2m_if_changed, sync_by_slug
-from apps.courses.content import SIMULATORS
+from apps.core.registry import SIMULATORS
 from apps.glossary.models import Term
 
 

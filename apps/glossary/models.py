@@ -1,7 +1,10 @@
+from django.core.exceptions import ValidationError
 from django.db import models
 from simple_history.models import HistoricalRecords
 
 from apps.core.models import ContentModel
+from apps.core.registry import simulator_errors
+from apps.core.validation import markdown_error, string_list_error
 
 
 class Term(ContentModel):
@@ -22,11 +25,6 @@ class Term(ContentModel):
 
     def clean(self) -> None:
         """Aliases are non-empty strings, the explanation renders as Markdown, simulator names exist."""
-        from django.core.exceptions import ValidationError
-
-        from apps.core.validation import markdown_error, string_list_error
-        from apps.courses.validation import simulator_errors
-
         errors: dict[str, list[str]] = {}
         problem = string_list_error(self.aliases)
         if problem:

@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from apps.courses.serializers import (
+from apps.core.serializers import (
     ChapterLinkSerializer,
     ContentStatusField,
     SimulatorLinkSerializer,

@@ -5,9 +5,14 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
+from rest_framework.exceptions import ValidationError
 
-from apps.courses.rendering import render_markdown
+from apps.core.models import Status
+from apps.core.permissions import is_author
+from apps.core.rendering import render_markdown
+from apps.core.validation import clean_or_400, link_rows
 from apps.glossary.models import Term
+from apps.glossary.signals import term_names_changed
 
 LIST_FIELDS = ("id", "slug", "term", "aliases", "definition")
 
@@ -15,6 +20,11 @@ LIST_FIELDS = ("id", "slug", "term", "aliases", "definition")
 # updated_at. Bounded so a long-running worker cannot grow it without limit.
 _EXPLANATION_CACHE: dict[tuple[str, object], str] = {}
 _EXPLANATION_CACHE_MAX = 2000
+
+
+def chapter_model():
+    """The chapter model, through the relation Term declares (the glossary imports nothing from courses)."""
+    return Term.chapters.field.related_model
 
 
 def term_list(*, user, q: str = "") -> QuerySet[Term]:
@@ -31,12 +41,10 @@ def term_list(*, user, q: str = "") -> QuerySet[Term]:
 
 
 def term_get(*, user, slug: str) -> Term:
-    from apps.courses.services import _visible, chapter_links_queryset, user_is_author
-
-    author = user_is_author(user)
-    queryset = _visible(Term.objects, author).prefetch_related(
-        Prefetch("related", queryset=_visible(Term.objects, author).only("id", "slug", "term", "definition").order_by("term")),
-        Prefetch("chapters", queryset=chapter_links_queryset(author=author)),
+    author = is_author(user)
+    queryset = Term.objects.for_author(author).prefetch_related(
+        Prefetch("related", queryset=Term.objects.for_author(author).only("id", "slug", "term", "definition").order_by("term")),
+        Prefetch("chapters", queryset=chapter_model().objects.links(author=author)),
     )
     return get_object_or_404(queryset, slug=slug)
 
@@ -74,13 +82,6 @@ TERM_FIELDS = ("slug", "term", "aliases", "definition", "explanation", "simulato
 def term_write(*, term: Term | None, data: dict) -> Term:
     """Creates (``term`` None) or updates a term from authoring fields; links must resolve; chapters that mention
     the term (by its old or new names) are re-rendered so their hover definitions follow."""
-    from rest_framework.exceptions import ValidationError
-
-    from apps.core.models import Status
-    from apps.core.validation import clean_or_400
-    from apps.courses.models import Chapter
-    from apps.courses.services import _link_errors, rerender_chapters_mentioning
-
     creating = term is None
     old_names = [] if creating else [term.term, *term.aliases]
     old_view = None if creating else (term.slug, term.term, list(term.aliases), term.definition, term.status)
@@ -94,8 +95,8 @@ def term_write(*, term: Term | None, data: dict) -> Term:
         errors["related"] = [f"a term cannot be related to itself ('{term.slug}')"]
         related = []
     else:
-        related = _link_errors(errors, "related", Term, related_slugs, "glossary term")
-    chapters = _link_errors(errors, "chapters", Chapter, list(data.get("chapters", [])), "chapter")
+        related = link_rows(errors, "related", Term, related_slugs, "glossary term")
+    chapters = link_rows(errors, "chapters", chapter_model(), list(data.get("chapters", [])), "chapter")
     if errors:
         raise ValidationError(errors)
     clean_or_400(term)
@@ -105,7 +106,7 @@ def term_write(*, term: Term | None, data: dict) -> Term:
     if creating or "chapters" in data:
         term.chapters.set(chapters)
     if old_view != (term.slug, term.term, list(term.aliases), term.definition, term.status):
-        rerender_chapters_mentioning([*old_names, term.term, *term.aliases])
+        term_names_changed.send(sender=Term, names=[*old_names, term.term, *term.aliases])
     return term
 
 
@@ -125,8 +126,6 @@ def term_for_authoring(slug: str) -> Term:
 
 @transaction.atomic
 def term_delete(term: Term) -> None:
-    from apps.courses.services import rerender_chapters_mentioning
-
     names = [term.term, *term.aliases]
     term.delete()
-    rerender_chapters_mentioning(names)
+    term_names_changed.send(sender=Term, names=names)

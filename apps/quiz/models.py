@@ -1,10 +1,12 @@
 import uuid
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from simple_history.models import HistoricalRecords
 
 from apps.core.models import ContentModel
+from apps.core.validation import has_nul, markdown_error
 from apps.courses.models import Level
 
 
@@ -49,9 +51,7 @@ class Question(ContentModel):
     def clean(self) -> None:
         """The answer key fits the kind (normalized in place; a changed key bumps key_version), prompt and answer
         render as Markdown. Key errors are reported on ``key`` and name the part, e.g. ``numeric.tolerance: ...``."""
-        from django.core.exceptions import ValidationError
-
-        from apps.core.validation import has_nul, markdown_error
+        # keys.py reads Kind from this module: imported at call time to keep the two in one app without a cycle.
         from apps.quiz.keys import KeyError_, validate_key
 
         errors: dict[str, list[str]] = {}

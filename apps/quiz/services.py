@@ -15,14 +15,17 @@ from datetime import datetime
 from functools import lru_cache
 
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 from django.utils.crypto import salted_hmac
 from rest_framework.exceptions import ValidationError
 
 from apps.core.exceptions import Conflict
-from apps.courses.models import Level
-from apps.courses.rendering import render_markdown
+from apps.core.models import Status
+from apps.core.rendering import render_markdown
+from apps.core.validation import clean_or_400, has_nul, link_rows
+from apps.courses.models import Chapter, Level
+from apps.glossary.models import Term
 from apps.quiz import keys
 from apps.quiz.models import (
     Bottleneck,
@@ -32,6 +35,7 @@ from apps.quiz.models import (
     PracticeSession,
     Question,
     SessionMode,
+    Topic,
 )
 
 SELF_RATING_SCORES = {"again": 0.0, "hard": 0.5, "good": 0.8, "easy": 1.0}
@@ -182,12 +186,6 @@ def practice_session_create(
 
 def _published_links():
     """Chapters and terms a learner may see next to a question (drafts stay hidden)."""
-    from django.db.models import Prefetch
-
-    from apps.core.models import Status
-    from apps.courses.models import Chapter
-    from apps.glossary.models import Term
-
     chapters = Chapter.objects.published().filter(part__status=Status.PUBLISHED).select_related("part")
     return Prefetch("chapters", queryset=chapters), Prefetch("glossary_terms", queryset=Term.objects.published())
 
@@ -264,8 +262,6 @@ def _chapter_refs(questions: list[Question]) -> list[dict]:
 
 def practice_summary(*, session: PracticeSession) -> dict:
     """Score overall, by topic and by level; weakest topics with the chapters to re-read. Interviews add timing."""
-    from django.db.models import Prefetch
-
     chapters = _published_links()[0].queryset
     answers = list(session.answers.select_related("question").prefetch_related(
         "question__topics", Prefetch("question__chapters", queryset=chapters)))
@@ -334,13 +330,6 @@ def question_write(*, question: Question | None, data: dict) -> Question:
     """Creates (``question`` None) or updates a question from authoring fields (fixture names). The key fields
     given are merged into the stored key unless the kind changes; the key must fit the kind (errors name the
     part, e.g. ``numeric.tolerance``); links must resolve; a changed key bumps ``key_version`` (Question.clean)."""
-    from apps.core.models import Status
-    from apps.core.validation import clean_or_400, has_nul
-    from apps.courses.models import Chapter
-    from apps.courses.services import _link_errors
-    from apps.glossary.models import Term
-    from apps.quiz.models import Topic
-
     creating = question is None
     old_kind = None if creating else question.kind
     question = Question(status=Status.DRAFT) if creating else question
@@ -362,10 +351,10 @@ def question_write(*, question: Question | None, data: dict) -> Question:
     bad = [topic for topic in topics if not TOPIC_SLUG.match(topic)]
     if bad:
         errors["topics"] = [f"'{bad[0]}' is not a lowercase-hyphenated tag"]
-    chapters = _link_errors(errors, "chapters", Chapter, list(data.get("chapters", [])), "chapter")
+    chapters = link_rows(errors, "chapters", Chapter, list(data.get("chapters", [])), "chapter")
     if (creating or "chapters" in data) and not data.get("chapters"):
         errors["chapters"] = ["a question links to at least one chapter"]
-    terms = _link_errors(errors, "glossary", Term, list(data.get("glossary", [])), "glossary term")
+    terms = link_rows(errors, "glossary", Term, list(data.get("glossary", [])), "glossary term")
     if errors:
         raise ValidationError(errors)
     clean_or_400(question)

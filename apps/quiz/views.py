@@ -15,6 +15,8 @@ from rest_framework.views import APIView
 from apps.core.models import Status
 from apps.core.pagination import PageNumberPagination, paginated_schema
 from apps.core.permissions import IsAuthorOrReadOnly
+from apps.courses.services import chapter_queryset
+from apps.glossary.models import Term
 from apps.quiz import serializers as s
 from apps.quiz import services
 from apps.quiz.filters import QuestionFilter
@@ -27,14 +29,10 @@ TOKEN_HEADER = OpenApiParameter(
 
 
 def _visible_chapters(user):
-    from apps.courses.services import chapter_queryset
-
     return chapter_queryset(user)
 
 
 def _visible_questions(user):
-    from apps.glossary.models import Term
-
     return Question.objects.visible_to(user).prefetch_related(
         "topics",
         Prefetch("chapters", queryset=_visible_chapters(user)),
@@ -50,7 +48,6 @@ class QuestionViewSet(viewsets.ReadOnlyModelViewSet):
 
     Learners see published questions only (a draft's detail is a 404); authors also see drafts, exactly as learners
     will once published. POST / PATCH / DELETE: authors only; writes take and return the authoring fields."""
-
     serializer_class = s.QuestionSerializer
     filterset_class = QuestionFilter
     permission_classes = [IsAuthorOrReadOnly]
@@ -93,7 +90,6 @@ class QuestionCheckApi(APIView):
 
 class TopicListApi(generics.ListAPIView):
     """Topic tags with the number of published questions carrying each."""
-
     serializer_class = s.TopicSerializer
 
     def get_queryset(self):
@@ -173,7 +169,6 @@ class PracticeSummaryApi(APIView):
 
 class DiagnosisListApi(generics.ListAPIView):
     """Diagnosis scenarios: symptom and details only, never the answer."""
-
     serializer_class = s.DiagnosisSerializer
 
     def get_queryset(self):

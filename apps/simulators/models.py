@@ -3,11 +3,13 @@
 import uuid
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from simple_history.models import HistoricalRecords
 
 from apps.core.models import ContentModel
+from apps.simulators.validation import gpu_errors, model_errors
 
 
 class Attention(models.TextChoices):
@@ -59,10 +61,6 @@ class ModelConfig(ContentModel):
 
     def clean(self) -> None:
         """Physically sensible architecture (apps.simulators.validation.model_errors)."""
-        from django.core.exceptions import ValidationError
-
-        from apps.simulators.validation import model_errors
-
         errors = model_errors(self)
         if errors:
             raise ValidationError(errors)
@@ -92,10 +90,6 @@ class GPU(ContentModel):
 
     def clean(self) -> None:
         """Datasheet figures within sane ranges (apps.simulators.validation.gpu_errors)."""
-        from django.core.exceptions import ValidationError
-
-        from apps.simulators.validation import gpu_errors
-
         errors = gpu_errors(self)
         if errors:
             raise ValidationError(errors)

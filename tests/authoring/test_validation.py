@@ -137,12 +137,12 @@ def test_prerequisite_cycles_are_refused_naming_the_chapters(author):
 
 
 def test_markdown_that_fails_to_render_is_a_400(author, monkeypatch):
-    import apps.courses.rendering as rendering
+    import apps.core.validation as validation
 
     def broken(text):
         raise RecursionError("nested too deeply")
 
-    monkeypatch.setattr(rendering, "render_markdown", broken)
+    monkeypatch.setattr(validation, "render_markdown", broken)  # the renderer the validator calls
     fields = fields_of(author.patch(f"{API}/chapters/ch-one/", {"body": "> > > deep"}, format="json"))
     assert "nested too deeply" in fields["body"][0]
 

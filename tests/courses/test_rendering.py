@@ -1,4 +1,4 @@
-from apps.courses.rendering import GlossaryEntry, mark_glossary_terms, render_markdown
+from apps.core.rendering import GlossaryEntry, mark_glossary_terms, render_markdown
 
 KV = GlossaryEntry(slug="kv-cache", names=("KV cache",), definition="Keys & values kept per token.")
 TTFT = GlossaryEntry(slug="ttft", names=("Time to first token", "TTFT"), definition="Latency to the first token.")

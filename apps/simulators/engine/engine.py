@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections import deque
+from typing import cast
 
 import numpy as np
 
@@ -90,6 +91,8 @@ class Engine:
         self.w = workload
         self.cfg = config
         self.cost = step_cost
+        # The same object typed as the roofline cost: read only on the fast paths guarded by self._roof.
+        self.roofline_cost = cast(RooflineStepCost, step_cost)
         self.max_steps = max_steps
         self.limit = limit
         self.keys = request_keys if request_keys is not None else np.arange(n)
@@ -128,8 +131,8 @@ class Engine:
         self._fin_at: dict[int, list[tuple[int, int]]] = {}
         self._sum_ctx = 0
         self._roof = isinstance(step_cost, RooflineStepCost)
-        self._local = self._roof and step_cost.local_layers > 0
-        self._window = step_cost.window if self._local else 0
+        self._local = self._roof and self.roofline_cost.local_layers > 0
+        self._window = self.roofline_cost.window if self._local else 0
         self._sum_win = 0                    # Σ min(context, window) over D (sliding-window models)
         self._below = 0                      # members whose context is below the window
         self._cap_at: dict[int, list[tuple[int, int]]] = {}
@@ -306,7 +309,7 @@ class Engine:
             if blocks <= pool.free + len(pool.evictable):
                 if blocks:
                     pool.take(blocks)
-                cost, sum_ctx = self.cost, self._sum_ctx
+                cost, sum_ctx = self.roofline_cost, self._sum_ctx
                 g_layers = cost.global_layers
                 ep = self._ep
                 if not self._local:
@@ -326,7 +329,7 @@ class Engine:
                 self._sum_ctx = sum_ctx + nd
                 ends = self._fin_at.pop(tick, None)
                 if ends:
-                    fins = []
+                    fins: list[int] = []
                     for r, e in ends:
                         if ep[r] == e and r in d0:
                             self._leave(r)
@@ -371,7 +374,7 @@ class Engine:
                 raise lim.exceeded("requests scheduled one at a time", lim.max_entries)
         self._clock(self._price(nd, ids, ks))
         self.tokens_computed += nd + sum(ks)
-        fins: list[int] = []
+        fins = []
         if nd:
             self._tick = tick = self._tick + 1
             self._sum_ctx += nd
@@ -430,7 +433,7 @@ class Engine:
         """Step time of D (when it advances) plus the explicitly scheduled requests.
 
         Roofline: the per-step sums in integers, i.e. exactly what the cost computes from arrays."""
-        cost, comp = self.cost, self._comp
+        cost, comp = self.roofline_cost, self._comp
         if not self._roof:
             if nd:
                 kmap = dict(zip(ids, ks, strict=True))
@@ -439,7 +442,7 @@ class Engine:
                 cs = [comp[r] + tick - d0[r] if r in d0 else comp[r] for r in self.order]
             else:
                 ns, cs = ks, [comp[r] for r in ids]
-            return float(cost(np.asarray(ns, float), np.asarray(cs, float)))
+            return float(self.cost(np.asarray(ns, float), np.asarray(cs, float)))
         if not ids and not self._local:  # only D: the common decode step
             g_layers, sum_ctx = cost.global_layers, self._sum_ctx
             return cost.time(float(nd), float(nd), g_layers * float(sum_ctx + nd), g_layers * float(sum_ctx))
@@ -447,7 +450,7 @@ class Engine:
 
     def _price_sums(self, nd: int, ks: list[int], cs: list[int]) -> float:
         """Roofline step time of D (nd members advancing, 0 if it does not) plus sequences (k new tokens, context c)."""
-        cost = self.cost
+        cost = self.roofline_cost
         tokens = nd
         x = h = 0
         g_layers = cost.global_layers
@@ -492,8 +495,7 @@ class Engine:
             total += nb
             b -= k
         if total > pool.free + len(pool.evictable):
-            ids, ks, b = self._schedule_with_preemption(budget)
-            return ids, ks, b, True
+            return (*self._schedule_with_preemption(budget), True)
         if total:
             pool.take(total)
         ids: list[int] = []
@@ -630,7 +632,7 @@ class Engine:
         """b sequences with k new tokens each at context c (padded static batches)."""
         if not self._roof:
             return float(self.cost(np.full(b, float(k)), np.full(b, float(c))))
-        cost = self.cost
+        cost = self.roofline_cost
         g_layers = cost.global_layers
         e = 2 * c + k + 1
         if not self._local:

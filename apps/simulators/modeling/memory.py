@@ -44,7 +44,7 @@ def activation_peak_bytes(
     tokens = positive("max_num_batched_tokens", max_num_batched_tokens, 10_000_000)
     seqs = positive("max_num_seqs", max_num_seqs, MAX_BATCH)
     m = model
-    f_act = (m.experts_per_token or 1) * m.moe_intermediate_size if m.is_moe else m.intermediate_size
+    f_act = (m.experts_per_token or 1) * (m.moe_intermediate_size or 0) if m.is_moe else m.intermediate_size
     qkv = (m.num_attention_heads + 2 * m.num_kv_heads) * m.head_dim
     per_token = 4 * m.hidden_size + (qkv + 2 * f_act) / tp
     return out(tokens * per_token * 2.0 + seqs * m.vocab_size / tp * 4.0)
@@ -104,7 +104,7 @@ def fit(
         f"max {fmt(max_seqs)} sequences at this context"
     )
     return FitResult(
-        fits=out(total <= budget) if np.ndim(total) else bool(total <= budget),
+        fits=np.asarray(total <= budget) if np.ndim(total) else bool(total <= budget),
         budget_bytes=budget,
         weights_bytes_per_gpu=weights,
         kv_bytes_per_gpu=out(kv),

@@ -1,16 +1,13 @@
 // The main Lab: one configuration, every view (memory, step time, roofline, throughput–latency, cost) updating together.
 import { Link } from "react-router-dom";
+import labPages from "../../generated/lab-pages.json";
 import { DtypePicker, Explain, ModelGpuPicker, NumberInput } from "./form";
 import { useQueryState, useSimulation } from "./lib";
 import { BASE_DEFAULTS, capacityBody, curveBody, fitBody, stepBody } from "./panels";
 import { CostView, CurveView, MemoryView, StepView } from "./views";
 
-export const TOOLS: [string, string][] = [
-  ["kv-cache", "KV cache"], ["fit", "Will it fit"], ["step-time", "Step time"], ["throughput-latency", "Throughput–latency"],
-  ["capacity", "Capacity & cost"], ["speculative", "Speculative decoding"], ["collectives", "Collectives"],
-  ["paged-kv", "Paged KV"], ["prefix-cache", "Prefix caching"], ["moe", "MoE load"], ["request-walk", "Request walk"],
-  ["serve-config", "vllm serve"], ["engine", "Engine simulation"], ["sweeps", "Sweeps"],
-];
+// One list of Lab pages for the whole product: apps/core/registry.py, written here by `manage.py export_lab_pages`.
+export const TOOLS: { name: string; title: string; path: string }[] = labPages;
 
 export default function MainLab() {
   const [v, set] = useQueryState({ ...BASE_DEFAULTS, output_tokens: "256", requests_per_s: "10", ttft_p99_s: "2", tpot_s: "0.05" });
@@ -55,7 +52,7 @@ export function ToolNav() {
   return (
     <nav aria-label="Simulators" className="lab-nav">
       <Link to="/lab">Lab</Link>
-      {TOOLS.map(([slug, label]) => <Link key={slug} to={`/lab/${slug}`}>{label}</Link>)}
+      {TOOLS.map((page) => <Link key={page.name} to={page.path}>{page.title}</Link>)}
     </nav>
   );
 }

@@ -19,10 +19,21 @@ import html
 import re
 from dataclasses import dataclass, field
 
+from django.contrib.postgres.search import (
+    SearchHeadline,
+    SearchQuery,
+    SearchRank,
+    SearchVector,
+    TrigramWordSimilarity,
+)
 from django.db import connection
+from django.db.models import Count, FloatField, Max, Q, TextField, Value
+from django.db.models.functions import Cast, Coalesce, Greatest
 
 from apps.core.models import Status
 from apps.courses.models import Chapter
+from apps.glossary.models import Term
+from apps.quiz.models import Question
 
 MAX_QUERY_LENGTH = 200
 DEFAULT_LIMIT = 20
@@ -75,11 +86,6 @@ _CACHE: dict[str, tuple] = {}
 
 
 def _signature() -> tuple:
-    from django.db.models import Count, Max
-
-    from apps.glossary.models import Term
-    from apps.quiz.models import Question
-
     return tuple(
         tuple(model.objects.aggregate(n=Count("pk"), at=Max("updated_at")).values())
         for model in (Chapter, Term, Question)
@@ -102,9 +108,6 @@ def indexed() -> tuple[list[Document], set[str]]:
 
 
 def documents() -> list[Document]:
-    from apps.glossary.models import Term
-    from apps.quiz.models import Question
-
     docs: list[Document] = []
     chapters = Chapter.objects.published().filter(part__status=Status.PUBLISHED).only("slug", "title", "summary", "body")
     for chapter in chapters:
@@ -227,19 +230,6 @@ def _search_python(query: str, limit: int) -> SearchResponse:
 
 
 def _search_postgres(query: str, limit: int) -> SearchResponse:
-    from django.contrib.postgres.search import (
-        SearchHeadline,
-        SearchQuery,
-        SearchRank,
-        SearchVector,
-        TrigramWordSimilarity,
-    )
-    from django.db.models import FloatField, Q, TextField, Value
-    from django.db.models.functions import Cast, Coalesce, Greatest
-
-    from apps.glossary.models import Term
-    from apps.quiz.models import Question
-
     # Full-text search has no typo tolerance of its own: correct the words against the indexed vocabulary first.
     _, vocabulary = indexed()
     query_words = words_of(query)
@@ -320,8 +310,6 @@ def _pg_doc(kind, slug, pk, title, url, obj, fallback_text, query_words, boost) 
 
 def _alias_hits(query: str, seen: set[str], query_words: set[str]) -> list[Document]:
     """Terms whose alias (e.g. ``TTFT``) is close to the query; aliases are a JSON list, so compare in Python."""
-    from apps.glossary.models import Term
-
     lowered = query.lower().strip()
     hits = []
     for term in Term.objects.published().exclude(aliases=[]):

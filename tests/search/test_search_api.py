@@ -3,8 +3,7 @@ import pytest
 from apps.core import content
 from apps.core.models import Status
 from apps.quiz.models import Question
-
-from .factories import make_chapter, make_part, make_term
+from tests.courses.factories import make_chapter, make_part, make_term
 
 pytestmark = pytest.mark.django_db
 
