@@ -1,4 +1,4 @@
-import { lazy, Suspense } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { Link, NavLink, Route, Routes, useLocation } from "react-router-dom";
 import { useAuth } from "./lib/auth";
 import { useSettings } from "./lib/settings";
@@ -40,11 +40,17 @@ function ThemeSwitch() {
 export default function App() {
   const { user } = useAuth();
   const { pathname } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [pathname]);
   return (
     <div className="layout">
-      <header className="topbar">
+      <a className="skip-link" href="#main">Skip to content</a>
+      <header className={`topbar${menuOpen ? " menu-open" : ""}`}>
         <Link to="/" className="brand">LLM-serving kit</Link>
-        <nav aria-label="Main">
+        <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <nav aria-label="Main" id="main-nav">
           {NAV.map((item) => (
             <NavLink key={item.to} to={item.to}>{item.label}</NavLink>
           ))}
@@ -55,7 +61,7 @@ export default function App() {
         <SearchPalette />
         <ThemeSwitch />
       </header>
-      <main id="main">
+      <main id="main" tabIndex={-1}>
         <Suspense fallback={<p className="muted">Loading…</p>}>
         {!isKnownPath(pathname) ? <NotFound /> : <Routes>
           <Route path="/" element={<Home />} />
