@@ -1,5 +1,5 @@
 # The two commands: `make run` (set up and start the site) and `make test` (install what tests need, run every test).
-.PHONY: run test setup frontend content prod bench
+.PHONY: run test setup frontend content prod bench api-types
 
 run:
 	bash scripts/run.sh
@@ -15,3 +15,6 @@ prod:
 
 bench:
 	bash scripts/bench.sh
+
+api-types:
+	bash scripts/api-types.sh

@@ -2,7 +2,7 @@
 import { useEffect, useState } from "react";
 import { C, Legend } from "./charts";
 import { DtypePicker, Explain, ModelGpuPicker, NumberInput, Stat } from "./form";
-import { fmtBytes, fmtSeconds, modelChoice, num, prefersReducedMotion, useQueryState, useSimulation, type Result } from "./lib";
+import { fmtBytes, fmtSeconds, modelChoice, num, prefersReducedMotion, useQueryState, useSimulation, type SimulatorResults } from "./lib";
 import { BASE_DEFAULTS, Tool } from "./panels";
 
 const DEFAULT_PROMPT = "Explain in two sentences why the decode phase of an LLM is limited by memory bandwidth.";
@@ -45,8 +45,8 @@ export default function RequestWalkPanel() {
   );
 }
 
-function Walk({ data, pieces }: { data: Result; pieces: string[] }) {
-  const steps: Result[] = data.timeline;
+function Walk({ data, pieces }: { data: SimulatorResults["request-walk"]; pieces: string[] }) {
+  const steps = data.timeline;
   const reduced = prefersReducedMotion();
   const [at, setAt] = useState(0);
   const [playing, setPlaying] = useState(false);

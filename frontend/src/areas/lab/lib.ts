@@ -1,11 +1,22 @@
 // Shared plumbing for the Inference Lab: state in the query string, debounced + abortable simulator calls, formatting.
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useSearchParams } from "react-router-dom";
+import type { components } from "../../generated/api";
 import { api, ApiError, type Page } from "../../lib/api";
 
 // Responses are documented in the OpenAPI schema; panels read the fields they draw.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Result = Record<string, any>;
+
+type Schemas = components["schemas"];
+/** Each simulator's response as the API documents it (src/generated/api.ts is generated from /api/schema/). */
+export interface SimulatorResults {
+  "kv-cache": Schemas["KVCacheOutput"]; fit: Schemas["FitOutput"]; "step-time": Schemas["StepTimeOutput"];
+  "throughput-latency": Schemas["ThroughputLatencyOutput"]; capacity: Schemas["CapacityOutput"];
+  speculative: Schemas["SpeculativeOutput"]; collectives: Schemas["CollectivesOutput"]; "paged-kv": Schemas["PagedKVOutput"];
+  "prefix-cache": Schemas["PrefixCacheOutput"]; moe: Schemas["MoEOutput"]; "request-walk": Schemas["RequestWalkOutput"];
+  "serve-config": Schemas["ServeConfigOutput"];
+}
 
 export interface CatalogModel {
   slug: string; name: string; hidden_size: number; num_layers: number; num_attention_heads: number;
@@ -55,8 +66,11 @@ export function useCatalog() {
 }
 
 /** POST `body` to /simulators/<name>/ 150 ms after the last change; a newer change aborts the older request. */
-export function useSimulation(name: string, body: object | null): { data: Result | null; error: ApiError | null; loading: boolean } {
-  const [state, setState] = useState<{ data: Result | null; error: ApiError | null; loading: boolean }>({ data: null, error: null, loading: false });
+export function useSimulation<Name extends keyof SimulatorResults>(
+  name: Name, body: object | null,
+): { data: SimulatorResults[Name] | null; error: ApiError | null; loading: boolean } {
+  type Data = SimulatorResults[Name];
+  const [state, setState] = useState<{ data: Data | null; error: ApiError | null; loading: boolean }>({ data: null, error: null, loading: false });
   const key = body ? JSON.stringify(body) : "";
   const controller = useRef<AbortController | null>(null);
   useEffect(() => {
@@ -66,7 +80,7 @@ export function useSimulation(name: string, body: object | null): { data: Result
       controller.current?.abort();
       const ctrl = new AbortController();
       controller.current = ctrl;
-      api<Result>(`/simulators/${name}/`, { method: "POST", body: JSON.parse(key), signal: ctrl.signal })
+      api<Data>(`/simulators/${name}/`, { method: "POST", body: JSON.parse(key), signal: ctrl.signal })
         .then((data) => { if (!ctrl.signal.aborted) setState({ data, error: null, loading: false }); })
         .catch((err) => {
           if (ctrl.signal.aborted) return;

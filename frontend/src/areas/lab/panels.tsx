@@ -2,7 +2,7 @@
 import { useState } from "react";
 import { Bars, C, Legend, Plot } from "./charts";
 import { DtypePicker, Explain, ModelGpuPicker, NumberInput, SelectInput, Stat } from "./form";
-import { fmtBytes, fmtNum, fmtSeconds, modelChoice, num, useCatalog, useQueryState, useSimulation, type Result } from "./lib";
+import { fmtBytes, fmtNum, fmtSeconds, modelChoice, num, useCatalog, useQueryState, useSimulation, type SimulatorResults } from "./lib";
 import { CostView, CurveView, MemoryView, StepView } from "./views";
 
 export const BASE_DEFAULTS = {
@@ -165,8 +165,8 @@ export function SpeculativePanel() {
           <Stat label="Best γ" value={`${data.optimal_draft_tokens} (${fmtNum(data.optimal_speedup)}×)`} />
         </dl>
         <Plot title="Speedup vs draft length" xLabel="draft tokens γ" yLabel="speedup ×" fmtY={(y) => y.toFixed(1)}
-          series={[{ label: "speedup E/(γc+1)", color: C.decode, points: data.curve.map((p: Result) => [p.draft_tokens, p.speedup]) },
-            { label: "tokens per step E", color: C.tokens, points: data.curve.map((p: Result) => [p.draft_tokens, p.expected_tokens_per_step]) }]}
+          series={[{ label: "speedup E/(γc+1)", color: C.decode, points: data.curve.map((p) => [p.draft_tokens, p.speedup]) },
+            { label: "tokens per step E", color: C.tokens, points: data.curve.map((p) => [p.draft_tokens, p.expected_tokens_per_step]) }]}
           markers={[{ label: `γ=${v.draft_tokens}`, x: num(v.draft_tokens, 0), y: data.speedup, color: C.prefill }]} />
       </>)}
       <Explain data={data} error={error} />
@@ -204,7 +204,7 @@ export function CollectivesPanel() {
         </dl>
         <Plot title="Collective time vs message size" logX logY xLabel="message bytes" yLabel="seconds"
           fmtX={(x) => fmtBytes(x)} fmtY={(y) => fmtSeconds(y)}
-          series={data.curves.map((c: Result) => ({ label: c.algorithm, color: colors[c.algorithm], points: c.message_bytes.map((m: number, i: number) => [m, c.seconds[i]]) }))}
+          series={data.curves.map((c) => ({ label: c.algorithm, color: colors[c.algorithm], points: c.message_bytes.map((m, i) => [m, c.seconds[i]]) }))}
           markers={[{ label: "this message", x: data.message_bytes, y: data.seconds, color: C.compute }]} />
       </>)}
       <Explain data={data} error={error} />
@@ -246,7 +246,7 @@ export function PagedKVPanel() {
   );
 }
 
-function Pager({ sequences, blockSize }: { sequences: Result[]; blockSize: number }) {
+function Pager({ sequences, blockSize }: { sequences: SimulatorResults["paged-kv"]["sequences"]; blockSize: number }) {
   const maxBlocks = Math.max(...sequences.map((s) => s.blocks), 1);
   const cell = Math.max(2, Math.min(16, 520 / maxBlocks));
   return (
@@ -306,7 +306,7 @@ export function PrefixCachePanel() {
   );
 }
 
-function HashChains({ prompts }: { prompts: Result[] }) {
+function HashChains({ prompts }: { prompts: SimulatorResults["prefix-cache"]["prompts"] }) {
   return (
     <figure className="lab-chart">
       <figcaption>Hash chain per request: block key = hash(parent key, block tokens); cached blocks are reused</figcaption>
@@ -377,7 +377,7 @@ export function ServeConfigPanel() {
       {data && (<>
         <Copyable label="Command" text={data.command} />
         <table className="lab-table"><thead><tr><th>Flag</th><th>Value</th><th>Why</th></tr></thead>
-          <tbody>{data.flags.map((f: Result) => <tr key={f.flag}><td><code>{f.flag}</code></td><td>{f.value ?? ""}</td><td>{f.why}</td></tr>)}</tbody>
+          <tbody>{data.flags.map((f) => <tr key={f.flag}><td><code>{f.flag}</code></td><td>{f.value == null ? "" : String(f.value)}</td><td>{f.why}</td></tr>)}</tbody>
         </table>
         <Copyable label="Kubernetes Deployment" text={data.kubernetes_yaml} />
       </>)}

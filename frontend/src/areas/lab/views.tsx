@@ -1,9 +1,9 @@
 // Result views shared by the main Lab and the single-tool panels.
 import { C, Plot, Roofline, StackedBar } from "./charts";
 import { Stat } from "./form";
-import { fmtBytes, fmtNum, fmtRange, fmtSeconds, type Result } from "./lib";
+import { fmtBytes, fmtNum, fmtRange, fmtSeconds, type SimulatorResults } from "./lib";
 
-export function MemoryView({ fit }: { fit: Result }) {
+export function MemoryView({ fit }: { fit: SimulatorResults["fit"] }) {
   const p = fit.per_gpu_bytes;
   const segments = [
     { key: "weights", label: "Weights", value: p.weights, color: C.weights, text: `Weights ${fmtBytes(p.weights)}` },
@@ -25,8 +25,8 @@ export function MemoryView({ fit }: { fit: Result }) {
   );
 }
 
-export function StepView({ step }: { step: Result }) {
-  const pts = step.roofline.points.map((p: Result) => ({
+export function StepView({ step }: { step: SimulatorResults["step-time"] }) {
+  const pts = step.roofline.points.map((p) => ({
     label: `${p.phase} (${p.bound}-bound)`, ai: p.arithmetic_intensity_flops_per_byte, flops: p.achieved_flops_per_s,
     color: p.phase === "prefill" ? C.prefill : C.decode,
   }));
@@ -46,7 +46,7 @@ export function StepView({ step }: { step: Result }) {
   );
 }
 
-function TimeBars({ step }: { step: Result }) {
+function TimeBars({ step }: { step: SimulatorResults["step-time"] }) {
   const parts = [
     { key: "compute", value: step.compute_seconds, color: C.compute, text: `Compute ${fmtSeconds(step.compute_seconds)}` },
     { key: "memory", value: step.memory_seconds, color: C.memory, text: `Memory ${fmtSeconds(step.memory_seconds)}` },
@@ -68,8 +68,8 @@ function TimeBars({ step }: { step: Result }) {
   );
 }
 
-export function CurveView({ curve, highlight }: { curve: Result; highlight?: number }) {
-  const pts: Result[] = curve.points;
+export function CurveView({ curve, highlight }: { curve: SimulatorResults["throughput-latency"]; highlight?: number }) {
+  const pts = curve.points;
   if (!pts.length) return <p className="lab-warning">{curve.note}</p>;
   const near = highlight ? pts.reduce((a, b) => (Math.abs(b.batch_size - highlight) < Math.abs(a.batch_size - highlight) ? b : a)) : null;
   return (
@@ -84,7 +84,7 @@ export function CurveView({ curve, highlight }: { curve: Result; highlight?: num
   );
 }
 
-export function CostView({ cap }: { cap: Result }) {
+export function CostView({ cap }: { cap: SimulatorResults["capacity"] }) {
   if (!cap.feasible) return <p className="lab-warning" data-testid="cost-infeasible">Not feasible: {cap.note}</p>;
   return (
     <dl className="lab-stats" aria-label="Cost">
