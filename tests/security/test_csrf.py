@@ -76,6 +76,10 @@ def test_a_wrong_csrf_token_is_refused_too(session_client, content):
 
 
 def test_the_same_requests_pass_with_the_token(session_client, content, settings):
+    from apps.core.content import FIXTURES_DIR, LoadContext
+    from apps.simulators.content import load_catalog
+
+    load_catalog(LoadContext(root=FIXTURES_DIR))  # the sweep names a catalog model and GPU
     settings.CELERY_TASK_ALWAYS_EAGER = True  # no broker round trip for the sweep; it is only queued on commit
     for method, url, body in requests_for(session_client, content):
         response = getattr(session_client, method)(url, body, format="json", HTTP_X_CSRFTOKEN=session_client.csrf_token)

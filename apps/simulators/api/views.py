@@ -118,11 +118,16 @@ def _pick(data: dict, *names: str) -> dict:
     return {name: data.get(name) for name in names}
 
 
-def documented(input_serializer, output_serializer, summary: str):
-    """Give a SimulatorApi subclass its input serializer and its own documented `post` (one function per class:
-    decorating the shared base method would leave every endpoint with the last class's schema)."""
+ANALYTIC_VIEWS: dict[str, type] = {}  # URL name → view, filled by @documented; api/urls.py routes each one
+
+
+def documented(name: str, input_serializer, output_serializer, summary: str):
+    """Register a SimulatorApi subclass under its URL name with its input serializer and its own documented `post`
+    (one function per class: decorating the shared base method would leave every endpoint with the last class's
+    schema)."""
 
     def wrap(cls):
+        ANALYTIC_VIEWS[name] = cls
         def post(self, request):
             return self.respond(request)
 
@@ -134,7 +139,7 @@ def documented(input_serializer, output_serializer, summary: str):
     return wrap
 
 
-@documented(i.KVCacheInput, o.KVCacheOutput, "KV-cache size per token, sequence, batch and GPU")
+@documented("kv-cache", i.KVCacheInput, o.KVCacheOutput, "KV-cache size per token, sequence, batch and GPU")
 class KVCacheApi(SimulatorApi):
     """2 · L · n_kv · d_h · bytes per token (MHA/GQA/MQA), L · (kv_lora_rank + rope) · bytes for MLA."""
 
@@ -143,7 +148,7 @@ class KVCacheApi(SimulatorApi):
             data, "kv_dtype", "context_tokens", "batch_size", "tensor_parallel"))
 
 
-@documented(i.FitInput, o.FitOutput, "Will it fit: per-GPU memory by component, minimum TP, max sequences")
+@documented("fit", i.FitInput, o.FitOutput, "Will it fit: per-GPU memory by component, minimum TP, max sequences")
 class FitApi(SimulatorApi):
     """Weights + KV cache + activations + runtime overhead against memory × gpu_memory_utilization."""
 
@@ -153,7 +158,7 @@ class FitApi(SimulatorApi):
             "gpu_memory_utilization", "max_num_batched_tokens"))
 
 
-@documented(i.StepTimeInput, o.StepTimeOutput, "Roofline step time of one prefill or decode step")
+@documented("step-time", i.StepTimeInput, o.StepTimeOutput, "Roofline step time of one prefill or decode step")
 class StepTimeApi(SimulatorApi):
     """FLOPs, bytes, arithmetic intensity vs the ridge point; compute/memory/communication time and the bound."""
 
@@ -163,7 +168,7 @@ class StepTimeApi(SimulatorApi):
             "kv_dtype"))
 
 
-@documented(i.ThroughputLatencyInput, o.ThroughputLatencyOutput, "Throughput vs TPOT as the batch grows")
+@documented("throughput-latency", i.ThroughputLatencyInput, o.ThroughputLatencyOutput, "Throughput vs TPOT as the batch grows")
 class ThroughputLatencyApi(SimulatorApi):
     """Decode TPOT and tokens/s for batch 1, 2, 4, … up to what the KV cache allows."""
 
@@ -173,7 +178,7 @@ class ThroughputLatencyApi(SimulatorApi):
             "gpu_memory_utilization", "max_num_seqs"))
 
 
-@documented(i.CapacityInput, o.CapacityOutput, "GPUs, replicas and cost for a workload under SLOs")
+@documented("capacity", i.CapacityInput, o.CapacityOutput, "GPUs, replicas and cost for a workload under SLOs")
 class CapacityApi(SimulatorApi):
     """Requests/s + token lengths + TTFT/TPOT SLOs + price → GPUs, replicas, TP, $/h and $ per million tokens."""
 
@@ -186,7 +191,7 @@ class CapacityApi(SimulatorApi):
             "gpu_memory_utilization", "max_utilization"))
 
 
-@documented(i.SpeculativeInput, o.SpeculativeOutput, "Speculative decoding: tokens per step and speedup")
+@documented("speculative", i.SpeculativeInput, o.SpeculativeOutput, "Speculative decoding: tokens per step and speedup")
 class SpeculativeApi(SimulatorApi):
     """E = (1 − α^(γ+1))/(1 − α) tokens per target step; speedup E/(γ·c + 1); the best γ."""
 
@@ -194,7 +199,7 @@ class SpeculativeApi(SimulatorApi):
         return calculators.speculative_calculate(**data)
 
 
-@documented(i.CollectivesInput, o.CollectivesOutput, "α–β cost of an NCCL collective")
+@documented("collectives", i.CollectivesInput, o.CollectivesOutput, "α–β cost of an NCCL collective")
 class CollectivesApi(SimulatorApi):
     """Ring / tree / one-shot all-reduce, all-gather, reduce-scatter, all-to-all on N GPUs."""
 
@@ -204,7 +209,7 @@ class CollectivesApi(SimulatorApi):
             data, "op", "message_bytes", "num_gpus", "link_bandwidth_bytes_per_s", "latency_s", "algorithm"))
 
 
-@documented(i.PagedKVInput, o.PagedKVOutput, "Paged KV blocks vs contiguous max-length reservation")
+@documented("paged-kv", i.PagedKVInput, o.PagedKVOutput, "Paged KV blocks vs contiguous max-length reservation")
 class PagedKVApi(SimulatorApi):
     """Waste of reserving max_model_len per sequence vs ceil(s / block_size) blocks."""
 
@@ -214,7 +219,7 @@ class PagedKVApi(SimulatorApi):
             data, "sequence_lengths", "block_size", "max_model_len", "kv_dtype"))
 
 
-@documented(i.PrefixCacheInput, o.PrefixCacheOutput, "Prefix caching: block hash chains and LRU hit rate")
+@documented("prefix-cache", i.PrefixCacheInput, o.PrefixCacheOutput, "Prefix caching: block hash chains and LRU hit rate")
 class PrefixCacheApi(SimulatorApi):
     """Prompts are cut into full blocks; block key = hash(parent key, block tokens); replay through an LRU cache."""
 
@@ -229,7 +234,7 @@ class PrefixCacheApi(SimulatorApi):
                                                capacity_blocks=data["capacity_blocks"])
 
 
-@documented(i.MoEInput, o.MoEOutput, "MoE routing: per-expert load, imbalance, drops, distinct experts")
+@documented("moe", i.MoEInput, o.MoEOutput, "MoE routing: per-expert load, imbalance, drops, distinct experts")
 class MoEApi(SimulatorApi):
     """Zipf-skewed top-k routing of `tokens` over `num_experts` with a capacity factor."""
 
@@ -237,7 +242,7 @@ class MoEApi(SimulatorApi):
         return calculators.moe_calculate(**data)
 
 
-@documented(i.RequestWalkInput, o.RequestWalkOutput, "One request, step by step: prefill then each decode step")
+@documented("request-walk", i.RequestWalkInput, o.RequestWalkOutput, "One request, step by step: prefill then each decode step")
 class RequestWalkApi(SimulatorApi):
     """Tokenize the prompt (client token ids, or the documented approximation), then a timeline with TTFT and ITL."""
 
@@ -251,7 +256,7 @@ class RequestWalkApi(SimulatorApi):
                                                        "weight_dtype", "kv_dtype"))
 
 
-@documented(i.ServeConfigInput, o.ServeConfigOutput, "A `vllm serve` command and a Kubernetes Deployment")
+@documented("serve-config", i.ServeConfigInput, o.ServeConfigOutput, "A `vllm serve` command and a Kubernetes Deployment")
 class ServeConfigApi(SimulatorApi):
     """Every flag explained; TP defaults to the smallest that fits the workload."""
 
