@@ -160,9 +160,13 @@ class OptimizeDiscardApi(OptimizeDecideApi):
 
 class ExportApi(FlashcardApi):
     @extend_schema(parameters=[s.ExportQuerySerializer],
-                   responses={(200, "application/json"): OpenApiTypes.OBJECT,
+                   # The binary types first: a generated client then hands every format back as a file.
+                   responses={(200, "application/octet-stream"): OpenApiResponse(
+                                  OpenApiTypes.BINARY, description="format=apkg: an Anki package (flashcards.apkg); "
+                                  "format=csv: one Anki-ready CSV file (flashcards.csv); format=json: the collection"),
                               (200, "text/csv"): OpenApiTypes.BINARY,
-                              (200, "application/octet-stream"): OpenApiTypes.BINARY, **ERRORS},
+                              (200, "application/json"): OpenApiTypes.OBJECT,
+                              **ERRORS},
                    summary="Your cards with state and review log: json, csv (one Anki-ready CSV file), apkg")
     def get(self, request):
         query = s.ExportQuerySerializer(data=request.query_params)
