@@ -17,6 +17,9 @@ class RegisterSerializer(serializers.Serializer):
     username = serializers.RegexField(r"^[\w.@+-]{3,150}$", max_length=150)
     email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
     password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
+    issue_token = serializers.BooleanField(
+        required=False, default=False, help_text="Also answer with an API token (`Authorization: Token <key>`)"
+    )
 
     def validate_username(self, value):
         if User.objects.filter(username__iexact=value).exists():
@@ -56,3 +59,7 @@ class MeSerializer(serializers.Serializer):
     email = serializers.CharField()
     is_author = serializers.BooleanField()
     reading_settings = ReadingSettingsSerializer()
+
+
+class RegisteredSerializer(MeSerializer):
+    token = serializers.CharField(required=False, help_text="The API token, present when `issue_token` was true")

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib.auth import authenticate, login, logout
 from django.utils.decorators import method_decorator
 from django.views.decorators.csrf import ensure_csrf_cookie
@@ -15,6 +16,7 @@ from apps.accounts.serializers import (
     LoginSerializer,
     MeSerializer,
     ReadingSettingsSerializer,
+    RegisteredSerializer,
     RegisterSerializer,
     TokenSerializer,
 )
@@ -25,16 +27,37 @@ from apps.core.throttling import LoginAccountThrottle, LoginAddressThrottle
 SIGN_IN_THROTTLES = [LoginAddressThrottle, LoginAccountThrottle]
 
 
+def _enforce_csrf(request) -> None:
+    check = CSRFCheck(lambda req: None)
+    check.process_request(request._request)
+    reason = check.process_view(request._request, None, (), {})
+    if reason:
+        raise PermissionDenied(f"CSRF failed: {reason}")
+
+
+def _from_a_browser(request) -> bool:
+    """A request a browser could have been made to send: it carries our cookies or a browser's origin headers.
+
+    A forged request rides on the victim's browser, which sends our cookies if it has any and, in every current
+    browser, `Origin` on a POST and `Sec-Fetch-Site`. A client that sends none of them (curl, a generated API client)
+    has nothing to forge, so it needs no CSRF token.
+    """
+    cookies = request.COOKIES
+    if settings.SESSION_COOKIE_NAME in cookies or settings.CSRF_COOKIE_NAME in cookies:
+        return True
+    return "HTTP_ORIGIN" in request.META or "HTTP_SEC_FETCH_SITE" in request.META
+
+
 class CsrfProtectedView(APIView):
     """Session endpoints check CSRF even before anyone is logged in (login CSRF)."""
 
     def initial(self, request, *args, **kwargs):
-        check = CSRFCheck(lambda req: None)
-        check.process_request(request._request)
-        reason = check.process_view(request._request, None, (), {})
-        if reason:
-            raise PermissionDenied(f"CSRF failed: {reason}")
+        if self.needs_csrf(request):
+            _enforce_csrf(request)
         super().initial(request, *args, **kwargs)
+
+    def needs_csrf(self, request) -> bool:
+        return True
 
 
 def _authenticate_or_400(request, data):
@@ -51,24 +74,44 @@ def _authenticate_or_400(request, data):
 class CsrfView(APIView):
     """Sets the csrftoken cookie the web client echoes back in X-CSRFToken."""
 
-    @extend_schema(responses={204: None})
+    authentication_classes = []
+
+    @extend_schema(responses={204: None}, summary="Set the CSRF cookie (browsers only; API clients need no CSRF)")
     def get(self, request):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class RegisterView(CsrfProtectedView):
+    """Creates the account and signs this client in: a session for browsers, a token on request for API clients."""
+
+    authentication_classes = []
     throttle_classes = [LoginAddressThrottle]
 
-    @extend_schema(request=RegisterSerializer, responses={201: MeSerializer})
+    def needs_csrf(self, request) -> bool:
+        return _from_a_browser(request)
+
+    @extend_schema(
+        request=RegisterSerializer,
+        responses={201: RegisteredSerializer},
+        summary="Create an account (CSRF token needed only when the request carries cookies or comes from a browser)",
+    )
     def post(self, request):
         serializer = RegisterSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = services.register_user(**serializer.validated_data)
+        data = dict(serializer.validated_data)
+        issue_token = data.pop("issue_token", False)
+        user = services.register_user(**data)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return Response(services.describe_user(user), status=status.HTTP_201_CREATED)
+        body = services.describe_user(user)
+        if issue_token:
+            body["token"] = Token.objects.get_or_create(user=user)[0].key
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class LoginView(CsrfProtectedView):
+    """Session sign-in for browsers; always CSRF-checked (API clients use the token endpoint instead)."""
+
+    authentication_classes = []
     throttle_classes = SIGN_IN_THROTTLES
 
     @extend_schema(request=LoginSerializer, responses={200: MeSerializer})
