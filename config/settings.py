@@ -268,19 +268,44 @@ if CELERY_BROKER_URL.startswith("filesystem"):
         "store_processed": False,
     }
 else:
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
+    # A message taken by a worker that then dies goes back to the queue after visibility_timeout (checked every
+    # 10 s); every task's hard time limit is below it, so a task still running is never handed out twice.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT_S", "90")),
+                                       "unacked_restore_interval": 10, "unacked_restore_throttle": 1}
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = 60
+CELERY_TASK_TIME_LIMIT = 75
+# FSRS optimisation jobs have their own queue, so sweeps never hold them up. A worker started without -Q consumes
+# every queue below (make run); production mode runs a worker per queue (scripts/prod.sh, compose.yaml).
+CELERY_OPTIMIZE_QUEUE = os.environ.get("CELERY_OPTIMIZE_QUEUE", "optimize")
+CELERY_TASK_QUEUES = {CELERY_TASK_DEFAULT_QUEUE: {}, CELERY_OPTIMIZE_QUEUE: {}}
+CELERY_TASK_ROUTES = {"flashcards.optimize_parameters": {"queue": CELERY_OPTIMIZE_QUEUE}}
+CELERY_TASK_ANNOTATIONS = {"flashcards.optimize_parameters": {"time_limit": 75}}  # below the visibility timeout
+# Beat (embedded in one worker: `celery worker -B`) runs the sweep watchdog; a missed run expires, never piles up.
+CELERY_BEAT_SCHEDULE = {"sweep-watchdog": {"task": "simulators.sweep_watchdog", "schedule": 20.0,
+                                           "options": {"expires": 60}}}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 # Job endpoints ping the broker first and answer 503 when it does not answer within this many seconds.
 BROKER_CHECK_TIMEOUT_S = float(os.environ.get("BROKER_CHECK_TIMEOUT_S", "0.1"))
-# Sweeps: a job with no heartbeat for this long is failed (a lost worker); optional dedicated queue.
-SWEEP_WATCHDOG_TIMEOUT_S = int(os.environ.get("SWEEP_WATCHDOG_TIMEOUT_S", "600"))
+# Sweeps (apps/simulators/sweeps.py). A job with chunks out and no progress for SWEEP_WATCHDOG_TIMEOUT_S has them
+# sent again, SWEEP_MAX_REQUEUES times in a row at most, then fails. Budgets are estimated worker CPU seconds: per
+# user over their queued and running sweeps (beyond it 400 for one sweep, 429 with others), and over everybody's
+# (beyond it 503 with Retry-After, from SWEEP_WORKERS worker processes). Each user has SWEEP_USER_WINDOW chunks of
+# about SWEEP_CHUNK_TARGET_S in the queue at most, so users' sweeps interleave. Optional dedicated queue.
+SWEEP_WATCHDOG_TIMEOUT_S = float(os.environ.get("SWEEP_WATCHDOG_TIMEOUT_S", "60"))
+SWEEP_MAX_REQUEUES = int(os.environ.get("SWEEP_MAX_REQUEUES", "3"))
+SWEEP_USER_BUDGET_CPU_S = float(os.environ.get("SWEEP_USER_BUDGET_CPU_S", "1800"))
+SWEEP_BACKLOG_MAX_CPU_S = float(os.environ.get("SWEEP_BACKLOG_MAX_CPU_S", "14400"))
+SWEEP_WORKERS = int(os.environ.get("SWEEP_WORKERS", "2"))
+SWEEP_USER_WINDOW = int(os.environ.get("SWEEP_USER_WINDOW", "2"))
+SWEEP_CHUNK_TARGET_S = float(os.environ.get("SWEEP_CHUNK_TARGET_S", "2"))
 SWEEPS_QUEUE = os.environ.get("SWEEPS_QUEUE") or None
 
 # /metrics: scrapers send "Authorization: Bearer <METRICS_TOKEN>" or come from METRICS_ALLOWED_IPS (addresses or

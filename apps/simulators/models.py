@@ -112,6 +112,11 @@ class SweepJob(models.Model):
     done_points = models.PositiveIntegerField(default=0)
     total_chunks = models.PositiveIntegerField(default=0)
     done_chunks = models.PositiveIntegerField(default=0)
+    chunk_points = models.PositiveIntegerField(default=0, help_text="Points per chunk (0: the grid's default size)")
+    dispatched_chunks = models.PositiveIntegerField(
+        default=0, help_text="Chunks sent to the queue so far; chunks go out a few at a time per user (fairness)")
+    requeues = models.PositiveIntegerField(default=0, help_text="Re-sends of lost chunks since the last progress")
+    cost_estimate_s = models.FloatField(default=0, help_text="Estimated worker CPU seconds, checked against budgets")
     pareto = models.JSONField(default=list, blank=True)
     recommendation = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)

@@ -1,19 +1,33 @@
 """Sweep jobs: their lifecycle, from acceptance to the Pareto frontier. The maths is elsewhere: grid expansion and the
 frontier in apps.simulators.engine.grid, one point in apps.simulators.simulation.
 
-The points are cut into chunks; every chunk is one Celery task, all sent as a group, so every worker takes chunks.
+Acceptance. A sweep's cost is estimated before it is accepted (sweep_cost: per point, a lower bound on the engine
+steps — the bound simulation.workload_check uses — and the requests, in worker CPU seconds calibrated on the
+engine). Refused: a sweep that alone exceeds the per-user budget (400), one that would take the user's queued and
+running sweeps past it or past MAX_ACTIVE_SWEEPS (429), and any sweep while the work queued by everybody exceeds the
+global backlog cap (503 with Retry-After).
+
+Fairness. The points are cut into chunks of about SWEEP_CHUNK_TARGET_S of CPU each; every chunk is one Celery task.
+Chunks are not sent all at once: each user has at most SWEEP_USER_WINDOW chunks in the queue or running (their
+oldest sweep first), and when one finishes the next is sent (sweep_dispatch). The queue is FIFO, so another user's
+chunks wait behind at most a window of each busy user's chunks, a few seconds, not behind a whole sweep.
+
 A chunk:
-1. returns at once if the job is no longer queued/running (cancelled, failed, done);
+1. returns at once if the job is no longer queued/running (cancelled, failed, done) or its points are stored;
 2. computes its points (heartbeat and a status check between points);
 3. in one transaction, with the job row locked: if none of its points is stored yet it
    bulk-inserts them (ignore_conflicts on the unique (job, index)) and increments
    done_chunks/done_points with F(); a redelivered chunk finds its points and stops,
    so a point is written and counted exactly once;
 4. the chunk whose increment makes done_chunks == total_chunks computes the Pareto
-   frontier and the recommendation and marks the job succeeded.
-A watchdog fails queued/running jobs without a heartbeat for SWEEP_WATCHDOG_TIMEOUT_S
-(a lost worker), so no job stays running forever; it runs when jobs are read, before
-each chunk and as a Celery task.
+   frontier and the recommendation and marks the job succeeded;
+5. tops up its user's window.
+
+Lost work. The watchdog (a Celery beat task every 20 s, and also when jobs are read and before each chunk) finds
+active jobs with chunks sent but no progress for SWEEP_WATCHDOG_TIMEOUT_S (a lost worker, messages lost with a
+broker restart) and sends their unfinished chunks again — harmless, a chunk is stored once — up to
+SWEEP_MAX_REQUEUES times in a row; then the job is failed with the reason. So a stalled sweep is re-sent or
+failed within about a minute and a half, and no job stays running forever.
 A point meets the SLO when its p99 TTFT and p99 TPOT are within the SLO.
 """
 
@@ -21,60 +35,139 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 from datetime import datetime, timedelta
 
-from celery import current_app, group
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
+from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
-from apps.core.exceptions import TooManyRequests
+from apps.core.exceptions import InvalidInput, TooManyRequests, Unavailable
 from apps.core.services import ensure_broker_available
 from apps.simulators import catalog
-from apps.simulators.engine.grid import chunk_bounds, chunk_size, grid_points, grid_size, pareto_frontier, point_params
+from apps.simulators.engine.grid import chunk_size, grid_points, grid_size, pareto_frontier, point_params
 from apps.simulators.modeling import ModelInputError, vllm_serve_config
 from apps.simulators.models import SweepJob, SweepPoint, SweepStatus
-from apps.simulators.simulation import point_compute
+from apps.simulators.simulation import point_compute, workload_build
 
 logger = logging.getLogger(__name__)
 
 MAX_ACTIVE_SWEEPS = 3
 ACTIVE = (SweepStatus.QUEUED, SweepStatus.RUNNING)
 CHUNK_TASK = "simulators.sweep_chunk"
+WATCHDOG_TASK = "simulators.sweep_watchdog"
+
+# Worker CPU per point ≈ POINT_S + REQUEST_S × requests + STEP_S × engine steps; fitted on the engine with a
+# margin (measured 9-45 µs per lower-bound step and 30-300 µs per request on 2 busy cores).
+POINT_S = 0.005
+REQUEST_S = 50e-6
+STEP_S = 25e-6
+MAX_CHUNK_POINTS = 25
+
+
+def _setting(name: str, default):
+    return type(default)(getattr(settings, name, default))
 
 
 def watchdog_timeout_s() -> float:
-    return float(getattr(settings, "SWEEP_WATCHDOG_TIMEOUT_S", 600))
+    return _setting("SWEEP_WATCHDOG_TIMEOUT_S", 60.0)
 
 
-def sweep_watchdog(*, now: datetime, timeout_s: float | None = None, job_ids: list | None = None) -> int:
-    """Fail active jobs with no heartbeat (or, if never started, no start) within the timeout."""
-    timeout = watchdog_timeout_s() if timeout_s is None else timeout_s
-    cutoff = now - timedelta(seconds=timeout)
-    qs = SweepJob.objects.filter(status__in=ACTIVE).filter(
-        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, created_at__lt=cutoff))
-    if job_ids is not None:
-        qs = qs.filter(id__in=job_ids)
-    return qs.update(status=SweepStatus.FAILED, finished_at=now,
-                     error=f"No progress for more than {timeout:g} s: a worker was probably lost. "
-                           "Points computed so far are kept.")
+class BacklogFull(Unavailable):
+    """Everybody's queued work is past the global cap; retry_after (seconds) goes out as Retry-After."""
 
+    code = "backlog_full"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+# Cost estimate -------------------------------------------------------------------------------------------------
+
+def sweep_cost(request: dict) -> dict:
+    """Estimated worker CPU seconds of a validated sweep request, with the figures it comes from.
+
+    Per point, the engine-step lower bound of simulation.workload_check: every step emits at most max_num_seqs
+    output tokens, a request's outputs take one step each, and (without prefix caching or static batching) a step
+    schedules at most max_num_batched_tokens tokens. Summed over replicas the bound holds too."""
+    w = workload_build(workload=request["workload"], seed=request.get("seed", 0))
+    out = w.output_tokens
+    out_sum, out_max = int(out.sum()), int(out.max())
+    scheduled = int((w.prompt_tokens + out - 1).sum())
+    requests = len(out)
+    points = grid_points(request["grid"])
+    steps = 0
+    for values in points:
+        p = point_params(request, values)
+        s = max(out_max, -(-out_sum // p.get("max_num_seqs", 256)))
+        if not p.get("prefix_caching") and not p.get("static_batching"):
+            s = max(s, -(-scheduled // p.get("max_num_batched_tokens", 8192)))
+        steps += s
+    cpu = len(points) * (POINT_S + REQUEST_S * requests) + STEP_S * steps
+    return {"points": len(points), "requests": requests, "steps": steps, "cpu_s": cpu}
+
+
+def _remaining_s(jobs) -> float:
+    return sum(cost * (total - done) / max(total, 1) for cost, total, done in jobs)
+
+
+def _check_budgets(user, cost: dict) -> None:
+    budget = _setting("SWEEP_USER_BUDGET_CPU_S", 1800.0)
+    what = (f"{cost['points']:,} points × {cost['requests']:,} requests, at least {cost['steps']:,} engine steps in "
+            f"all: about {cost['cpu_s']:,.0f} s of worker CPU")
+    if cost["cpu_s"] > budget:
+        raise InvalidInput(f"This sweep is too large: {what}; the limit is {budget:,.0f} s per user "
+                           "(SWEEP_USER_BUDGET_CPU_S). Use fewer grid values, fewer requests or shorter outputs.",
+                           field="grid")
+    mine = SweepJob.objects.filter(user=user, status__in=ACTIVE)
+    held = _remaining_s(mine.values_list("cost_estimate_s", "total_points", "done_points"))
+    if held + cost["cpu_s"] > budget:
+        raise TooManyRequests(f"Your queued and running sweeps still need about {held:,.0f} s of worker CPU and this "
+                              f"one {cost['cpu_s']:,.0f} s; the limit is {budget:,.0f} s per user "
+                              "(SWEEP_USER_BUDGET_CPU_S). Wait for one to finish or cancel one.")
+    cap = _setting("SWEEP_BACKLOG_MAX_CPU_S", 14400.0)
+    backlog = _remaining_s(SweepJob.objects.filter(status__in=ACTIVE)
+                           .values_list("cost_estimate_s", "total_points", "done_points"))
+    if backlog + cost["cpu_s"] > cap:
+        workers = max(1, _setting("SWEEP_WORKERS", 2))
+        retry = int(min(3600, max(10, math.ceil((backlog + cost["cpu_s"] - cap) / workers))))
+        raise BacklogFull(f"The sweep queue is full: about {backlog:,.0f} s of queued work against a cap of "
+                          f"{cap:,.0f} s (SWEEP_BACKLOG_MAX_CPU_S). Try again in about {retry} s.", retry_after=retry)
+
+
+def _chunk_points(cost: dict) -> int:
+    per_point = cost["cpu_s"] / max(cost["points"], 1)
+    return max(1, min(MAX_CHUNK_POINTS, int(_setting("SWEEP_CHUNK_TARGET_S", 2.0) // per_point)))
+
+
+def chunk_range(job: SweepJob, chunk: int) -> tuple[int, int]:
+    size = job.chunk_points or chunk_size(job.total_points)
+    return chunk * size, min(job.total_points, (chunk + 1) * size)
+
+
+# Lifecycle -----------------------------------------------------------------------------------------------------
 
 def sweep_job_create(*, user, request: dict) -> SweepJob:
     sweep_watchdog(now=timezone.now(), job_ids=list(user.sweeps.filter(status__in=ACTIVE).values_list("id", flat=True)))
     if user.sweeps.filter(status__in=ACTIVE).count() >= MAX_ACTIVE_SWEEPS:
         raise TooManyRequests(f"You already have {MAX_ACTIVE_SWEEPS} sweeps queued or running; "
-                            "wait for one to finish or cancel one.")
+                              "wait for one to finish or cancel one.")
     catalog.request_model(user, request)  # an unknown or hidden slug is refused now, not at every point
     if "gpu" not in request["grid"]:
         catalog.request_gpu(user, request)
+    cost = sweep_cost(request)
+    _check_budgets(user, cost)
     ensure_broker_available()
     total = grid_size(request["grid"])
-    chunks = math.ceil(total / chunk_size(total))
-    job = SweepJob.objects.create(user=user, request=request, total_points=total, total_chunks=chunks)
-    transaction.on_commit(lambda: sweep_launch(job_id=job.id, chunks=chunks))
+    size = _chunk_points(cost)
+    job = SweepJob.objects.create(user=user, request=request, total_points=total, chunk_points=size,
+                                  total_chunks=math.ceil(total / size), cost_estimate_s=round(cost["cpu_s"], 3))
+    transaction.on_commit(lambda: sweep_dispatch(user_id=user.id))
     return job
 
 
@@ -82,17 +175,107 @@ def chunk_task_id(job_id, chunk: int) -> str:
     return f"sweep-{job_id}-{chunk}"
 
 
-def sweep_launch(*, job_id, chunks: int) -> None:
+_eager = threading.local()
+
+
+def _send(chunks: list[tuple]) -> int:
+    """Sends (job_id, chunk) tasks; returns how many went out. A failed send is left to the watchdog.
+
+    Eager mode (tests, CELERY_TASK_ALWAYS_EAGER) runs a chunk inside the send and the chunk sends the next one:
+    chunks sent from inside a chunk are queued here and run by the outermost send, in a loop, not a recursion."""
+    if current_app.conf.task_always_eager:
+        pending = getattr(_eager, "pending", None)
+        if pending is not None:
+            pending.extend(chunks)
+            return len(chunks)
+        _eager.pending = list(chunks)
+        try:
+            sent = 0
+            while _eager.pending:
+                sent += _send_now([_eager.pending.pop(0)])
+            return sent
+        finally:
+            _eager.pending = None
+    return _send_now(chunks)
+
+
+def _send_now(chunks: list[tuple]) -> int:
     queue = getattr(settings, "SWEEPS_QUEUE", None)
     options = {"queue": queue} if queue else {}
-    sigs = [current_app.signature(CHUNK_TASK, args=(str(job_id), i), immutable=True)
-            .set(task_id=chunk_task_id(job_id, i), **options) for i in range(chunks)]
-    try:
-        group(sigs).apply_async()
-    except Exception as exc:  # broker vanished between the check and the send
-        logger.exception("sweep %s: could not enqueue", job_id)
-        SweepJob.objects.filter(id=job_id, status__in=ACTIVE).update(
-            status=SweepStatus.FAILED, error=f"Could not queue the sweep: {exc}", finished_at=timezone.now())
+    sent = 0
+    for job_id, chunk in chunks:
+        try:
+            current_app.signature(CHUNK_TASK, args=(str(job_id), chunk), immutable=True).apply_async(
+                task_id=chunk_task_id(job_id, chunk), retry=False, **options)
+            sent += 1
+        except Exception:  # the broker vanished: the watchdog sends it again once the job is seen stalled
+            logger.warning("sweep %s: could not send chunk %s", job_id, chunk, exc_info=True)
+    return sent
+
+
+def sweep_dispatch(*, user_id) -> int:
+    """Tops up a user's window: sends the next chunks of their oldest active sweeps until SWEEP_USER_WINDOW chunks
+    are queued or running; returns the number of chunks sent."""
+    window = max(1, _setting("SWEEP_USER_WINDOW", 2))
+    chunks: list[tuple] = []
+    now = timezone.now()
+    with transaction.atomic():
+        jobs = list(SweepJob.objects.select_for_update().filter(user_id=user_id, status__in=ACTIVE)
+                    .order_by("created_at", "id"))
+        in_flight = sum(max(0, j.dispatched_chunks - j.done_chunks) for j in jobs)
+        for job in jobs:
+            first = job.dispatched_chunks
+            while in_flight < window and job.dispatched_chunks < job.total_chunks:
+                chunks.append((job.id, job.dispatched_chunks))
+                job.dispatched_chunks += 1
+                in_flight += 1
+            if job.dispatched_chunks != first:  # the job's clock starts when its chunks are sent
+                SweepJob.objects.filter(id=job.id).update(dispatched_chunks=job.dispatched_chunks, heartbeat_at=now)
+    if chunks:
+        transaction.on_commit(lambda: _send(chunks))
+    return len(chunks)
+
+
+def sweep_dispatch_for_job(*, job_id) -> int:
+    user_id = SweepJob.objects.filter(id=job_id).values_list("user_id", flat=True).first()
+    return 0 if user_id is None else sweep_dispatch(user_id=user_id)
+
+
+def sweep_watchdog(*, now: datetime, timeout_s: float | None = None, job_ids: list | None = None) -> int:
+    """Sends again the unfinished chunks of active jobs that have chunks out but no progress within the timeout;
+    fails a job after SWEEP_MAX_REQUEUES re-sends in a row without progress. Returns the number of jobs acted on."""
+    timeout = watchdog_timeout_s() if timeout_s is None else timeout_s
+    max_requeues = _setting("SWEEP_MAX_REQUEUES", 3)
+    cutoff = now - timedelta(seconds=timeout)
+    qs = (SweepJob.objects.filter(status__in=ACTIVE).annotate(last=Coalesce("heartbeat_at", "created_at"))
+          .filter(last__lt=cutoff))
+    if job_ids is not None:
+        qs = qs.filter(id__in=job_ids)
+    acted, resend, users = 0, [], set()
+    with transaction.atomic():
+        for job in qs.select_for_update(skip_locked=True, of=("self",)):
+            users.add(job.user_id)
+            if job.dispatched_chunks <= job.done_chunks:
+                continue  # nothing out: waiting for its turn (the dispatch below tops the window up)
+            acted += 1
+            if job.requeues >= max_requeues:
+                SweepJob.objects.filter(id=job.id).update(
+                    status=SweepStatus.FAILED, finished_at=now,
+                    error=f"No progress for more than {timeout * (job.requeues + 1):g} s although its unfinished "
+                          f"chunks were sent again {job.requeues} times: the workers are down or its queued work "
+                          "keeps getting lost. Points computed so far are kept.")
+                continue
+            stored = {i // (job.chunk_points or chunk_size(job.total_points))
+                      for i in SweepPoint.objects.filter(job_id=job.id).values_list("index", flat=True)}
+            missing = [c for c in range(job.dispatched_chunks) if c not in stored]
+            resend += [(job.id, c) for c in missing]
+            SweepJob.objects.filter(id=job.id).update(requeues=F("requeues") + 1, heartbeat_at=now)
+            logger.warning("sweep %s: no progress for %g s; sending chunks %s again", job.id, timeout, missing)
+    if resend:
+        _send(resend)
+    for user_id in users:  # a failed job frees its user's window; a lost dispatch is made again
+        sweep_dispatch(user_id=user_id)
+    return acted
 
 
 def _beat(job_id, now: datetime) -> str | None:
@@ -110,7 +293,7 @@ def sweep_chunk_run(*, job_id, chunk: int) -> int:
         return 0
     SweepJob.objects.filter(id=job_id, status=SweepStatus.QUEUED).update(
         status=SweepStatus.RUNNING, started_at=now, heartbeat_at=now)
-    lo, hi = chunk_bounds(job.total_points, chunk)
+    lo, hi = chunk_range(job, chunk)
     if SweepPoint.objects.filter(job_id=job_id, index__gte=lo, index__lt=hi).exists():
         return 0
     combos = grid_points(job.request["grid"])[lo:hi]
@@ -131,7 +314,7 @@ def _store_chunk(job_id, lo: int, hi: int, rows: list[SweepPoint]) -> int:
         if SweepPoint.objects.filter(job_id=job_id, index__gte=lo, index__lt=hi).exists():
             return 0  # a redelivered copy of this chunk got here first
         SweepPoint.objects.bulk_create(rows, ignore_conflicts=True)
-        SweepJob.objects.filter(id=job_id).update(done_chunks=F("done_chunks") + 1,
+        SweepJob.objects.filter(id=job_id).update(done_chunks=F("done_chunks") + 1, requeues=0,
                                                   done_points=F("done_points") + len(rows), heartbeat_at=timezone.now())
         job.refresh_from_db(fields=["done_chunks", "total_chunks"])
         if job.done_chunks >= job.total_chunks:
@@ -200,6 +383,7 @@ def sweep_job_cancel(*, user, job_id) -> SweepJob:
         status=SweepStatus.CANCELLED, finished_at=timezone.now())
     if updated:
         _revoke(job)
+        sweep_dispatch(user_id=user.id)  # the user's next sweep may start
     job.refresh_from_db()
     return job
 
@@ -208,7 +392,7 @@ def _revoke(job: SweepJob) -> None:
     if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
         return
     try:
-        current_app.control.revoke([chunk_task_id(job.id, i) for i in range(job.total_chunks)])
+        current_app.control.revoke([chunk_task_id(job.id, i) for i in range(job.dispatched_chunks)])
     except Exception:  # revoking is best effort: chunks also check the status before computing
         logger.warning("sweep %s: revoke failed", job.id, exc_info=True)
 

@@ -80,8 +80,17 @@ def test_anonymous_cannot_start_a_sweep(api_client):
     assert api_client.post(URL, sweep_body(), format="json").status_code in (401, 403)
 
 
-def test_fourth_running_sweep_is_refused(learner_client, monkeypatch):
-    monkeypatch.setattr(sweeps, "sweep_launch", lambda **kw: None)
+@pytest.fixture
+def no_send(monkeypatch):
+    """Chunks are recorded instead of sent: (job id, chunk) in the order they would go out."""
+    sent = []
+    monkeypatch.setattr(sweeps, "_send", lambda chunks: sent.extend(chunks) or len(chunks))
+    # The test's transaction never commits: run what waits for the commit at once.
+    monkeypatch.setattr(sweeps.transaction, "on_commit", lambda func, using=None, robust=False: func())
+    return sent
+
+
+def test_fourth_running_sweep_is_refused(learner_client, no_send):
     for _ in range(3):
         assert learner_client.post(URL, sweep_body(), format="json").status_code == 202
     r = learner_client.post(URL, sweep_body(), format="json")
@@ -97,7 +106,8 @@ def test_broker_down_is_503(learner_client, settings):
 
 
 def make_job(user, **kw):
-    return SweepJob.objects.create(user=user, request=sweep_body(), total_points=4, total_chunks=4, **kw)
+    return SweepJob.objects.create(user=user, request=sweep_body(), total_points=4, total_chunks=4, chunk_points=1,
+                                   **kw)
 
 
 def test_other_users_job_is_404(learner_client, make_user):
@@ -135,12 +145,39 @@ def test_a_redelivered_chunk_is_stored_and_counted_once(learner_client):
     assert SweepPoint.objects.filter(job=job).count() == 4
 
 
-def test_watchdog_fails_a_silent_job(learner_client):
-    job = make_job(learner_client.user, status=SweepStatus.RUNNING)
-    SweepJob.objects.filter(id=job.id).update(heartbeat_at=timezone.now() - timedelta(seconds=700))
+def test_watchdog_resends_the_lost_chunks_of_a_silent_job_then_fails_it(learner_client, no_send, settings):
+    settings.SWEEP_MAX_REQUEUES = 2
+    job = make_job(learner_client.user, status=SweepStatus.RUNNING, dispatched_chunks=3)
+    assert sweeps.sweep_chunk_run(job_id=job.id, chunk=1) == 1  # chunk 1 is stored; 0 and 2 were lost
+    no_send.clear()
+    for attempt in (1, 2):
+        SweepJob.objects.filter(id=job.id).update(heartbeat_at=timezone.now() - timedelta(seconds=61))
+        data = learner_client.get(f"{URL}{job.id}/").json()  # reading the job runs the watchdog too
+        assert data["status"] == "running"
+        assert no_send == [(job.id, 0), (job.id, 2)] * attempt  # sent again; chunk 3 still waits for the window
+        assert SweepJob.objects.get(id=job.id).requeues == attempt
+    SweepJob.objects.filter(id=job.id).update(heartbeat_at=timezone.now() - timedelta(seconds=61))
     data = learner_client.get(f"{URL}{job.id}/").json()
     assert data["status"] == "failed"
-    assert "No progress" in data["error"]
+    assert "No progress for more than 180 s" in data["error"] and "sent again 2 times" in data["error"]
+    assert data["done_points"] == 1  # kept
+
+
+def test_progress_resets_the_resend_count(learner_client, no_send):
+    job = make_job(learner_client.user, status=SweepStatus.RUNNING, dispatched_chunks=2, requeues=2)
+    assert sweeps.sweep_chunk_run(job_id=job.id, chunk=0) == 1
+    assert SweepJob.objects.get(id=job.id).requeues == 0
+
+
+def test_watchdog_leaves_a_job_waiting_for_its_turn_alone(learner_client, no_send):
+    """A user's second sweep has nothing out while their first one fills the window: it is not stalled."""
+    first = make_job(learner_client.user, status=SweepStatus.RUNNING, dispatched_chunks=2, heartbeat_at=timezone.now())
+    second = make_job(learner_client.user)
+    SweepJob.objects.filter(id=second.id).update(created_at=timezone.now() - timedelta(hours=1))
+    SweepJob.objects.filter(id=first.id).update(created_at=timezone.now() - timedelta(hours=2))
+    assert sweeps.sweep_watchdog(now=timezone.now()) == 0
+    assert no_send == []
+    assert SweepJob.objects.get(id=second.id).status == SweepStatus.QUEUED
 
 
 def test_watchdog_leaves_a_live_job_alone(learner_client):
@@ -171,3 +208,102 @@ def test_a_sweep_over_a_too_large_workload_is_refused(learner_client):
     assert r.status_code == 400
     assert "4,100,000 tokens" in r.json()["fields"]["workload"][0]
     assert not SweepJob.objects.exists()
+
+
+def test_chunks_go_out_a_window_at_a_time_per_user_and_interleave(learner_client, make_user, settings, no_send):
+    """User A's three sweeps hold at most SWEEP_USER_WINDOW chunks in the queue, oldest sweep first; user B's
+    sweep goes out at once, and each finished chunk of A's sends A's next one."""
+    settings.SWEEP_USER_WINDOW = 2
+    from rest_framework.test import APIClient
+
+    a1 = make_job(learner_client.user)
+    a2 = make_job(learner_client.user)
+    assert sweeps.sweep_dispatch(user_id=learner_client.user.id) == 2
+    assert no_send == [(a1.id, 0), (a1.id, 1)]
+    other = APIClient()
+    other.force_authenticate(make_user())
+    r = other.post(URL, sweep_body(grid={"max_num_seqs": [8, 64]}), format="json")
+    b = r.json()["id"]
+    assert [str(j) for j, _ in no_send[2:]] == [b]  # one chunk for 2 points; B does not wait for A's sweeps
+    assert sweeps.sweep_chunk_run(job_id=a1.id, chunk=0) == 1
+    sweeps.sweep_dispatch_for_job(job_id=a1.id)
+    assert no_send[3:] == [(a1.id, 2)]
+    for chunk in (1, 2):
+        sweeps.sweep_chunk_run(job_id=a1.id, chunk=chunk)
+        sweeps.sweep_dispatch_for_job(job_id=a1.id)
+    assert no_send[4:] == [(a1.id, 3), (a2.id, 0)]  # A's next sweep starts as the first one's last chunk runs
+
+
+def test_cancelling_frees_the_window_for_the_next_sweep(learner_client, no_send):
+    a1 = make_job(learner_client.user)
+    a2 = make_job(learner_client.user)
+    sweeps.sweep_dispatch(user_id=learner_client.user.id)
+    learner_client.post(f"{URL}{a1.id}/cancel/")
+    assert no_send[-2:] == [(a2.id, 0), (a2.id, 1)]
+
+
+def test_cost_estimate_counts_points_requests_and_step_bound():
+    body = sweep_body(grid={"max_num_seqs": [8, 64], "tensor_parallel": [1, 2]})
+    cost = sweeps.sweep_cost(body)
+    # 40 requests × 40 output tokens: at least max(40, ceil(1600 / seqs), ceil(40 × 339 / 8192)) steps a point
+    assert (cost["points"], cost["requests"], cost["steps"]) == (4, 40, 2 * 200 + 2 * 40)
+    assert cost["cpu_s"] == pytest.approx(4 * (sweeps.POINT_S + 40 * sweeps.REQUEST_S) + 480 * sweeps.STEP_S)
+
+
+HEAVY = {"num_requests": 2000, "arrival_rate_per_s": 10, "prompt_tokens": 1000, "output_tokens": 1000}
+
+
+def test_a_sweep_over_the_user_budget_is_a_400_naming_the_limit(learner_client, settings, no_send):
+    settings.SWEEP_USER_BUDGET_CPU_S = 600
+    grid = {"max_num_seqs": list(range(1, 101)), "tensor_parallel": [1, 2, 4, 8]}  # 400 points × ≥ 2,000,000 steps
+    r = learner_client.post(URL, sweep_body(workload=HEAVY, grid=grid), format="json")
+    assert r.status_code == 400, r.json()
+    detail = r.json()["detail"]
+    assert "SWEEP_USER_BUDGET_CPU_S" in detail and "600 s per user" in detail and "400 points" in detail
+    assert "grid" in r.json()["fields"]
+    assert not SweepJob.objects.exists() and no_send == []
+
+
+def test_sweeps_past_the_budget_together_are_a_429(learner_client, settings, no_send):
+    body = sweep_body(workload=HEAVY, grid={"max_num_seqs": [1, 2, 4, 8]})
+    cost = sweeps.sweep_cost(body)["cpu_s"]
+    settings.SWEEP_USER_BUDGET_CPU_S = cost * 1.5
+    assert learner_client.post(URL, body, format="json").status_code == 202
+    r = learner_client.post(URL, body, format="json")
+    assert r.status_code == 429
+    assert "SWEEP_USER_BUDGET_CPU_S" in r.json()["detail"]
+    # Progress frees the budget: with half the first sweep done the second one fits.
+    SweepJob.objects.update(done_points=2)
+    assert learner_client.post(URL, body, format="json").status_code == 202
+
+
+def test_a_full_backlog_is_a_503_with_retry_after(learner_client, make_user, settings, no_send):
+    settings.SWEEP_BACKLOG_MAX_CPU_S = 100
+    settings.SWEEP_WORKERS = 2
+    SweepJob.objects.create(user=make_user(), request=sweep_body(), total_points=10, total_chunks=10, chunk_points=1,
+                            cost_estimate_s=400, done_points=5)  # 200 s left
+    r = learner_client.post(URL, sweep_body(), format="json")
+    assert r.status_code == 503
+    assert r.json()["error"] == "backlog_full"
+    assert "SWEEP_BACKLOG_MAX_CPU_S" in r.json()["detail"]
+    assert 50 <= int(r["Retry-After"]) <= 60  # (200 + this sweep − 100) s of work over 2 workers
+    SweepJob.objects.update(status=SweepStatus.SUCCEEDED)
+    assert learner_client.post(URL, sweep_body(), format="json").status_code == 202
+
+
+def test_chunks_are_sized_for_a_few_seconds_of_work(learner_client, no_send):
+    light = learner_client.post(URL, sweep_body(grid={"max_num_seqs": list(range(1, 101))}), format="json").json()
+    heavy = learner_client.post(URL, sweep_body(workload=HEAVY, grid={"max_num_seqs": [1, 2, 4, 8]}),
+                                format="json").json()
+    assert SweepJob.objects.get(id=light["id"]).chunk_points == 25
+    assert SweepJob.objects.get(id=heavy["id"]).chunk_points == 1
+
+
+def test_an_eager_sweep_of_many_chunks_runs_them_all_in_turn(learner_client, eager, settings,
+                                                             django_capture_on_commit_callbacks):
+    settings.SWEEP_CHUNK_TARGET_S = 0.001  # one point per chunk: 16 chunks, each sending the next
+    body = sweep_body(grid={"max_num_seqs": [2, 4, 8, 16, 32, 64, 128, 256], "tensor_parallel": [1, 2]})
+    with django_capture_on_commit_callbacks(execute=True):
+        r = learner_client.post(URL, body, format="json")
+    job = SweepJob.objects.get(id=r.json()["id"])
+    assert (job.status, job.total_chunks, job.done_points, job.dispatched_chunks) == (SweepStatus.SUCCEEDED, 16, 16, 16)

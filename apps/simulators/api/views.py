@@ -311,10 +311,20 @@ class SweepListCreateApi(generics.ListAPIView):
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
+    def handle_exception(self, exc):
+        response = super().handle_exception(exc)
+        retry_after = getattr(exc, "retry_after", None)  # sweeps.BacklogFull: when the queue should have room
+        if retry_after is not None:
+            response["Retry-After"] = str(retry_after)
+        return response
+
     @extend_schema(request=i.SweepInput,
-                   responses={202: o.SweepJobOutput, 400: BAD_INPUT,
-                              429: OpenApiResponse(description="Three sweeps already running, or throttled"),
-                              503: OpenApiResponse(description="The job queue is unavailable")},
+                   responses={202: o.SweepJobOutput,
+                              400: OpenApiResponse(description="Invalid input, or the sweep's estimated cost alone "
+                                                               "exceeds the per-user budget"),
+                              429: OpenApiResponse(description="Three sweeps already queued or running, the user's "
+                                                               "budget held by them, or throttled"),
+                              503: OpenApiResponse(description="The job queue is unavailable, or full (Retry-After)")},
                    summary="Start a configuration sweep (grid of knob values) as Celery chunk tasks")
     def post(self, request):
         data = i.SweepInput(data=request.data, context={"request": request})
