@@ -151,7 +151,7 @@ function Review() {
           {card.source_changed && <span className="badge">updated</span>}
           {card.leech && <span className="badge">leech</span>}
           <div className="front" data-testid="card-front">
-            <div dangerouslySetInnerHTML={{ __html: card.front_html || card.front }} />
+            <CardText html={card.front_html} text={card.front} />
             {question.question && <QuestionChoices question={question.question} />}
           </div>
           {revealed ? (
@@ -159,7 +159,7 @@ function Review() {
               <hr />
               <div className="back" data-testid="card-back">
                 {question.question && <AnswerKey question={question.question} result={question.key} error={question.error} />}
-                <div dangerouslySetInnerHTML={{ __html: card.back_html || card.back }} />
+                <CardText html={card.back_html} text={card.back} />
               </div>
               <div className="rating-buttons">
                 {RATINGS.map((r) => (
@@ -280,4 +280,10 @@ export default function FlashcardsArea() {
       </Routes>
     </section>
   );
+}
+
+/** A card side: the server's sanitized HTML, or, when sanitizing left nothing, the author's text as plain text (never
+ * inserted as HTML: it may hold markup the sanitizer removed for good reason). */
+function CardText({ html, text }: { html: string; text: string }) {
+  return html ? <div dangerouslySetInnerHTML={{ __html: html }} /> : <div className="plain-text">{text}</div>;
 }
