@@ -164,3 +164,24 @@ def test_a_second_users_small_sweep_runs_while_a_large_one_does(learner_client, 
     a = learner_client.get(f"{URL}{big}/").json()
     assert a["status"] == "running" and a["done_points"] < a["total_points"]  # B did not wait for A's sweep
     learner_client.post(f"{URL}{big}/cancel/")
+
+
+def test_a_sweep_whose_messages_vanished_is_sent_again(learner_client, workers, settings, monkeypatch):
+    """The first chunks never reach the broker (as when Redis restarts without persistence): once the job has
+    stalled for the watchdog timeout they are sent again and the sweep completes, each point once."""
+    from apps.simulators import sweeps
+
+    real_send, lost = sweeps._send, []
+    monkeypatch.setattr(sweeps, "_send", lambda chunks: lost.extend(chunks) or len(chunks))
+    r = learner_client.post(URL, body(40, [4, 8, 16, 32]), format="json")
+    job_id = r.json()["id"]
+    assert [chunk for _, chunk in lost] == [0]  # 8 light points: one chunk
+    monkeypatch.setattr(sweeps, "_send", real_send)
+    time.sleep(1.0)
+    assert SweepJob.objects.get(id=job_id).done_points == 0  # nothing is coming
+    settings.SWEEP_WATCHDOG_TIMEOUT_S = 2
+    start = time.monotonic()
+    data = wait_for(learner_client, job_id, lambda d: d["status"] not in ("queued", "running"), timeout=40)
+    assert data["status"] == "succeeded", data["error"]
+    assert assert_points_unique(job_id) == data["total_points"] == 8
+    assert time.monotonic() - start < 30
