@@ -21,6 +21,9 @@ LAB_PAGES: tuple[tuple[str, str], ...] = (
     ("serve-config", "vllm serve"),
     ("engine", "Engine simulation"),
     ("sweeps", "Sweeps"),
+    ("k8s-pending", "Pending-pod debugger"),
+    ("k8s-quota-gates", "Quota gates"),
+    ("k8s-rotation", "Node rotation"),
 )
 SIMULATORS = frozenset(name for name, _ in LAB_PAGES)
 

@@ -919,6 +919,68 @@ export interface paths {
         patch: operations["simulators_gpus_partial_update"];
         trace?: never;
     };
+    "/api/v1/simulators/k8s-pending/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pending-pod debugger: quota admission, each node's first scheduler reason, the smallest fix
+         * @description The pod through ResourceQuota admission, then every node through the scheduler's filters (NodeUnschedulable,
+         *         TaintToleration, NodeAffinity, NodeResourcesFit) with kube-scheduler's own messages.
+         */
+        post: operations["simulators_k8s_pending_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/simulators/k8s-quota-gates/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quota gates: cloud GPU quota → instances → namespace ResourceQuota → schedulable GPUs
+         * @description Between "want N replicas" and "N serving": each gate passes min(what came in, what it allows).
+         */
+        post: operations["simulators_k8s_quota_gates_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/simulators/k8s-rotation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Node rotation: drain and replace a GPU pool under a PDB; serving replicas vs need over time
+         * @description Surge upgrade of a GPU node pool; evictions respect the PodDisruptionBudget; replacement replicas serve after
+         *         image pull + model download + load + warm-up.
+         */
+        post: operations["simulators_k8s_rotation_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/simulators/kv-cache/": {
         parameters: {
             query?: never;
@@ -1296,6 +1358,8 @@ export interface components {
          * @enum {string}
          */
         AttentionEnum: "mha" | "gqa" | "mqa" | "mla";
+        /** @enum {unknown} */
+        BlankEnum: "";
         /**
          * @description * `8` - 8
          *     * `16` - 16
@@ -1777,6 +1841,13 @@ export interface components {
             next_learning_due: string | null;
             cards: components["schemas"]["DueCard"][];
         };
+        /**
+         * @description * `NoSchedule` - NoSchedule
+         *     * `PreferNoSchedule` - PreferNoSchedule
+         *     * `NoExecute` - NoExecute
+         * @enum {string}
+         */
+        EffectEnum: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
         /** @description One engine on a workload; the model and GPU are given as on every other simulator endpoint. */
         EngineInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
@@ -2195,6 +2266,12 @@ export interface components {
          * @enum {string}
          */
         InlineModelAttentionEnum: "mha" | "gqa" | "mqa" | "mla";
+        /**
+         * @description * `gated` - gated
+         *     * `plain` - plain
+         * @enum {string}
+         */
+        InlineModelMlpEnum: "gated" | "plain";
         /** @description A model architecture given inline (the fields of a catalog model; params are counted from them). */
         InlineModelRequest: {
             name?: string;
@@ -2222,6 +2299,358 @@ export interface components {
             num_shared_experts?: number | null;
             experts_per_token?: number | null;
             first_k_dense_replace?: number | null;
+            /**
+             * @description gated: gate, up, down (3·h·F); plain: fc1, fc2 (2·h·F), e.g. OPT, GPT-2
+             *
+             *     * `gated` - gated
+             *     * `plain` - plain
+             * @default gated
+             */
+            mlp: components["schemas"]["InlineModelMlpEnum"];
+            /**
+             * @description Biases on every attention/MLP linear layer and norm (OPT)
+             * @default false
+             */
+            bias: boolean;
+            learned_position_embeddings?: number | null;
+        };
+        K8sFree: {
+            /** Format: double */
+            cpu: number;
+            /** Format: double */
+            memory_gib: number;
+            /** Format: double */
+            gpu: number;
+        };
+        K8sGate: {
+            name: string;
+            limit_replicas: number;
+            passing_replicas: number;
+            stops_here: boolean;
+            detail: string;
+            message: string;
+            fix: string;
+        };
+        K8sNodeInputRequest: {
+            name: string;
+            allocatable: components["schemas"]["K8sResourcesInputRequest"];
+            labels?: {
+                [key: string]: string;
+            };
+            taints?: components["schemas"]["K8sTaintInputRequest"][];
+            pods?: components["schemas"]["K8sRunningPodInputRequest"][];
+            /** @default 110 */
+            max_pods: number;
+            /**
+             * @description Cordoned
+             * @default false
+             */
+            unschedulable: boolean;
+        };
+        K8sNodeVerdict: {
+            plugin: string | null;
+            reason: string | null;
+            reasons: string[];
+            free: components["schemas"]["K8sFree"];
+            fix: string[];
+            name: string;
+            fits: boolean;
+        };
+        K8sPendingInputRequest: {
+            pod: components["schemas"]["K8sPodInputRequest"];
+            nodes: components["schemas"]["K8sNodeInputRequest"][];
+            /** @description The namespace's ResourceQuota, if any */
+            quota?: components["schemas"]["K8sQuotaInputRequest"] | null;
+        };
+        K8sPendingOutput: {
+            node: string | null;
+            feasible_nodes: string[];
+            nodes: components["schemas"]["K8sNodeVerdict"][];
+            quota: components["schemas"]["K8sQuotaVerdict"] | null;
+            preemption: components["schemas"]["K8sPreemption"] | null;
+            /** @description The smallest change that gets the pod scheduled */
+            fix: string[];
+            fix_node: string | null;
+            admitted: boolean;
+            schedules: boolean;
+            phase: string;
+            message: string;
+            event: string;
+            derivation: string;
+        };
+        K8sPodInputRequest: {
+            /** @default vllm-0 */
+            name: string;
+            /** @default inference */
+            namespace: string;
+            requests: components["schemas"]["K8sResourcesInputRequest"];
+            /** @description Omit for no limits */
+            limits?: components["schemas"]["K8sResourcesInputRequest"] | null;
+            node_selector?: {
+                [key: string]: string;
+            };
+            /** @description requiredDuringSchedulingIgnoredDuringExecution nodeSelectorTerms (ORed) */
+            affinity?: components["schemas"]["K8sTermInputRequest"][];
+            tolerations?: components["schemas"]["K8sTolerationInputRequest"][];
+            /** @default 0 */
+            priority: number;
+        };
+        K8sPreemption: {
+            victims: string[];
+            node: string;
+            message: string;
+        };
+        K8sQuotaGatesInputRequest: {
+            desired_replicas: number;
+            gpus_per_replica: number;
+            /** @default 8 */
+            gpus_per_node: number;
+            /** @default p5.48xlarge */
+            instance_type: string;
+            /** @default 0 */
+            existing_nodes: number;
+            /** @description The account's GPU quota in the region (GPUs) */
+            cloud_gpu_quota: number;
+            /**
+             * @description GPUs already counted against it, the existing nodes' too
+             * @default 0
+             */
+            cloud_gpus_in_use: number;
+            /** @description Instances the zone can hand out now (stockouts) */
+            instances_available: number;
+            /** @description Node pool / autoscaler max */
+            pool_max_nodes: number;
+            /** @default inference */
+            namespace: string;
+            /** @default gpu-quota */
+            quota_name: string;
+            /** @description ResourceQuota requests.nvidia.com/gpu; omit for none */
+            namespace_gpu_quota?: number | null;
+            /** @default 0 */
+            namespace_gpus_used: number;
+            /** @default 0 */
+            gpus_used_by_other_pods: number;
+        };
+        K8sQuotaGatesOutput: {
+            stopped_at: string | null;
+            gates: components["schemas"]["K8sGate"][];
+            desired_replicas: number;
+            serving_replicas: number;
+            nodes_available: number;
+            gpus_per_node: number;
+            replicas_per_node: number;
+            stranded_gpus_per_node: number;
+            derivation: string;
+        };
+        K8sQuotaInputRequest: {
+            /** @default gpu-quota */
+            name: string;
+            /** @description ResourceQuota spec.hard; keys: pods, requests.cpu, requests.memory, limits.cpu, limits.memory, requests.nvidia.com/gpu (cpu in cores, memory in GiB) */
+            hard: {
+                [key: string]: number;
+            };
+            used?: {
+                [key: string]: number;
+            };
+        };
+        K8sQuotaVerdict: {
+            exceeded: string[];
+            fix: string[];
+            name: string;
+            admitted: boolean;
+            message: string;
+        };
+        /**
+         * @description * `In` - In
+         *     * `NotIn` - NotIn
+         *     * `Exists` - Exists
+         *     * `DoesNotExist` - DoesNotExist
+         * @enum {string}
+         */
+        K8sRequirementInputOperatorEnum: "In" | "NotIn" | "Exists" | "DoesNotExist";
+        K8sRequirementInputRequest: {
+            key: string;
+            operator: components["schemas"]["K8sRequirementInputOperatorEnum"];
+            values?: string[];
+        };
+        K8sResourcesInputRequest: {
+            /**
+             * Format: double
+             * @description CPU cores (0.5 = 500m)
+             * @default 0
+             */
+            cpu: number;
+            /**
+             * Format: double
+             * @description Memory in GiB
+             * @default 0
+             */
+            memory_gib: number;
+            /**
+             * @description nvidia.com/gpu
+             * @default 0
+             */
+            gpu: number;
+        };
+        K8sRotationInputRequest: {
+            nodes: number;
+            /** @default 8 */
+            gpus_per_node: number;
+            gpus_per_replica: number;
+            replicas: number;
+            /** @description Replicas the traffic needs */
+            replicas_needed: number;
+            /**
+             * @description PodDisruptionBudget minAvailable (0: no PDB)
+             * @default 0
+             */
+            pdb_min_available: number;
+            /**
+             * @description Extra nodes at a time
+             * @default 1
+             */
+            max_surge: number;
+            /**
+             * @description Nodes drained before their replacement exists
+             * @default 0
+             */
+            max_unavailable: number;
+            /**
+             * Format: double
+             * @default 300
+             */
+            node_provision_s: number;
+            /**
+             * Format: double
+             * @default 120
+             */
+            image_pull_s: number;
+            /**
+             * Format: double
+             * @default 600
+             */
+            model_download_s: number;
+            /**
+             * Format: double
+             * @default 60
+             */
+            model_load_s: number;
+            /**
+             * Format: double
+             * @default 30
+             */
+            warmup_s: number;
+            /** @default false */
+            pre_pulled_image: boolean;
+            /**
+             * @description Weights from an in-cluster cache: no download
+             * @default false
+             */
+            model_cache: boolean;
+            /**
+             * Format: double
+             * @description Force the drain after this long (GKE: 3600); omit to wait
+             */
+            pdb_timeout_s?: number | null;
+        };
+        K8sRotationOption: {
+            /** Format: double */
+            duration_s: number | null;
+            name: string;
+            min_serving: number;
+            /** Format: double */
+            seconds_below_need: number;
+            /** Format: double */
+            replica_seconds_short: number;
+            stuck: boolean;
+        };
+        K8sRotationOutput: {
+            /** Format: double */
+            duration_s: number | null;
+            /** Format: double */
+            recovered_s: number | null;
+            timeline: components["schemas"]["K8sRotationPoint"][];
+            options: components["schemas"]["K8sRotationOption"][];
+            replicas: number;
+            replicas_needed: number;
+            replicas_per_node: number;
+            /** Format: double */
+            pod_start_s_new_node: number;
+            /** Format: double */
+            pod_start_s_old_node: number;
+            min_serving: number;
+            /** Format: double */
+            seconds_below_need: number;
+            /** Format: double */
+            replica_seconds_short: number;
+            stuck: boolean;
+            stuck_reason: string;
+            derivation: string;
+        };
+        K8sRotationPoint: {
+            /** Format: double */
+            t_s: number;
+            serving: number;
+            starting: number;
+            pending: number;
+            old_nodes: number;
+            new_nodes: number;
+            provisioning_nodes: number;
+            event: string;
+        };
+        K8sRunningPodInputRequest: {
+            name: string;
+            /**
+             * Format: double
+             * @default 0
+             */
+            cpu: number;
+            /**
+             * Format: double
+             * @default 0
+             */
+            memory_gib: number;
+            /** @default 0 */
+            gpu: number;
+            /** @default 0 */
+            priority: number;
+        };
+        K8sTaintInputRequest: {
+            key: string;
+            /** @default  */
+            value: string;
+            /** @default NoSchedule */
+            effect: components["schemas"]["EffectEnum"];
+        };
+        K8sTermInputRequest: {
+            match_expressions: components["schemas"]["K8sRequirementInputRequest"][];
+        };
+        /**
+         * @description * `Equal` - Equal
+         *     * `Exists` - Exists
+         * @enum {string}
+         */
+        K8sTolerationInputOperatorEnum: "Equal" | "Exists";
+        K8sTolerationInputRequest: {
+            /**
+             * @description Empty with operator Exists tolerates every taint
+             * @default
+             */
+            key: string;
+            /** @default Equal */
+            operator: components["schemas"]["K8sTolerationInputOperatorEnum"];
+            /** @default  */
+            value: string;
+            /**
+             * @description Empty: every effect
+             *
+             *     * `` -
+             *     * `NoSchedule` - NoSchedule
+             *     * `PreferNoSchedule` - PreferNoSchedule
+             *     * `NoExecute` - NoExecute
+             * @default
+             */
+            effect: components["schemas"]["EffectEnum"] | components["schemas"]["BlankEnum"];
         };
         KVCacheInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
@@ -2335,6 +2764,12 @@ export interface components {
             unknown: string[];
             progress: components["schemas"]["ProgressSummary"];
         };
+        /**
+         * @description * `gated` - Gated (gate, up, down: SwiGLU / GeGLU)
+         *     * `plain` - Plain (fc1, fc2: ReLU / GELU)
+         * @enum {string}
+         */
+        Mlp56dEnum: "gated" | "plain";
         MoEInputRequest: {
             num_experts: number;
             top_k: number;
@@ -2436,6 +2871,20 @@ export interface components {
             experts_per_token?: number | null;
             /** Format: int64 */
             first_k_dense_replace?: number | null;
+            /**
+             * @description gated: 3 matrices of h·F per MLP (gate, up, down); plain: 2 (fc1, fc2), e.g. OPT
+             *
+             *     * `gated` - Gated (gate, up, down: SwiGLU / GeGLU)
+             *     * `plain` - Plain (fc1, fc2: ReLU / GELU)
+             */
+            mlp?: components["schemas"]["Mlp56dEnum"];
+            /** @description Every attention and MLP linear layer and every norm has a bias vector (OPT, GPT-2); partial biases (Qwen2 QKV) are left out */
+            bias?: boolean;
+            /**
+             * Format: int64
+             * @description Rows of a learned absolute position table (OPT: max_position_embeddings + 2); empty for rotary positions
+             */
+            learned_position_embeddings?: number | null;
         };
         /** @description A catalog model as in fixtures/catalog/models.yaml; checked for physical sense on save. */
         ModelConfigAuthoring: {
@@ -2488,6 +2937,17 @@ export interface components {
             experts_per_token?: number | null;
             /** Format: int64 */
             first_k_dense_replace?: number | null;
+            /**
+             * @description gated: 3 matrices of h·F per MLP (gate, up, down); plain: 2 (fc1, fc2), e.g. OPT
+             *
+             *     * `gated` - Gated (gate, up, down: SwiGLU / GeGLU)
+             *     * `plain` - Plain (fc1, fc2: ReLU / GELU)
+             */
+            mlp?: components["schemas"]["Mlp56dEnum"];
+            /** @description Every attention and MLP linear layer and every norm has a bias vector (OPT, GPT-2); partial biases (Qwen2 QKV) are left out */
+            bias?: boolean;
+            /** @description Rows of a learned absolute position table (OPT: max_position_embeddings + 2); empty for rotary positions */
+            learned_position_embeddings?: number | null;
             /**
              * @description draft (authors only) or published; new entries default to draft
              *
@@ -2551,6 +3011,17 @@ export interface components {
             experts_per_token?: number | null;
             /** Format: int64 */
             first_k_dense_replace?: number | null;
+            /**
+             * @description gated: 3 matrices of h·F per MLP (gate, up, down); plain: 2 (fc1, fc2), e.g. OPT
+             *
+             *     * `gated` - Gated (gate, up, down: SwiGLU / GeGLU)
+             *     * `plain` - Plain (fc1, fc2: ReLU / GELU)
+             */
+            mlp?: components["schemas"]["Mlp56dEnum"];
+            /** @description Every attention and MLP linear layer and every norm has a bias vector (OPT, GPT-2); partial biases (Qwen2 QKV) are left out */
+            bias?: boolean;
+            /** @description Rows of a learned absolute position table (OPT: max_position_embeddings + 2); empty for rotary positions */
+            learned_position_embeddings?: number | null;
             /**
              * @description draft (authors only) or published; new entries default to draft
              *
@@ -2917,6 +3388,17 @@ export interface components {
             experts_per_token?: number | null;
             /** Format: int64 */
             first_k_dense_replace?: number | null;
+            /**
+             * @description gated: 3 matrices of h·F per MLP (gate, up, down); plain: 2 (fc1, fc2), e.g. OPT
+             *
+             *     * `gated` - Gated (gate, up, down: SwiGLU / GeGLU)
+             *     * `plain` - Plain (fc1, fc2: ReLU / GELU)
+             */
+            mlp?: components["schemas"]["Mlp56dEnum"];
+            /** @description Every attention and MLP linear layer and every norm has a bias vector (OPT, GPT-2); partial biases (Qwen2 QKV) are left out */
+            bias?: boolean;
+            /** @description Rows of a learned absolute position table (OPT: max_position_embeddings + 2); empty for rotary positions */
+            learned_position_embeddings?: number | null;
             /**
              * @description draft (authors only) or published; new entries default to draft
              *
@@ -10179,6 +10661,318 @@ export interface operations {
                 };
             };
             /** @description No response body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    simulators_k8s_pending_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["K8sPendingInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["K8sPendingOutput"];
+                };
+            };
+            /** @description Invalid input: `fields` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    simulators_k8s_quota_gates_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["K8sQuotaGatesInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["K8sQuotaGatesOutput"];
+                };
+            };
+            /** @description Invalid input: `fields` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    simulators_k8s_rotation_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["K8sRotationInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["K8sRotationOutput"];
+                };
+            };
+            /** @description Invalid input: `fields` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;

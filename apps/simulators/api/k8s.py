@@ -1,0 +1,313 @@
+"""Kubernetes-for-inference simulators: the Pending-pod debugger, the quota gates and a GPU node-pool rotation.
+Request and response serializers and the views in one module; `@documented` routes each view (api/urls.py imports
+this module so the routes exist)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from rest_framework import serializers
+
+from apps.simulators.api.outputs import B, F, I, S, many, output
+from apps.simulators.api.views import SimulatorApi, documented
+from apps.simulators.modeling import k8s
+
+MAX_NODES = 100
+NAME = {"max_length": 63, "min_length": 1}
+LABEL_KEY = {"max_length": 253, "min_length": 1}
+LABEL_VALUE = {"max_length": 63, "allow_blank": True}
+
+
+def _cores(**kw) -> serializers.FloatField:
+    return serializers.FloatField(min_value=0, max_value=100_000, **kw)
+
+
+def _gib(**kw) -> serializers.FloatField:
+    return serializers.FloatField(min_value=0, max_value=1_000_000, **kw)
+
+
+def _gpus(**kw) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=0, max_value=1024, **kw)
+
+
+# ---------------------------------------------------------------- pending-pod debugger: inputs
+
+
+class K8sResourcesInput(serializers.Serializer):
+    cpu = _cores(default=0.0, help_text="CPU cores (0.5 = 500m)")
+    memory_gib = _gib(default=0.0, help_text="Memory in GiB")
+    gpu = _gpus(default=0, help_text="nvidia.com/gpu")
+
+
+class K8sTolerationInput(serializers.Serializer):
+    key = serializers.CharField(required=False, allow_blank=True, default="", max_length=253,
+                                help_text="Empty with operator Exists tolerates every taint")
+    operator = serializers.ChoiceField(choices=["Equal", "Exists"], default="Equal")
+    value = serializers.CharField(required=False, allow_blank=True, default="", max_length=63)
+    effect = serializers.ChoiceField(choices=["", *k8s.EFFECTS], default="", help_text="Empty: every effect")
+
+    def validate(self, data):
+        if data["operator"] == "Exists" and data["value"]:
+            raise serializers.ValidationError({"value": ["must be empty when `operator` is 'Exists'"]})
+        if data["operator"] == "Equal" and not data["key"]:
+            raise serializers.ValidationError({"key": ["operator Equal needs a key"]})
+        return data
+
+
+class K8sRequirementInput(serializers.Serializer):
+    key = serializers.CharField(**LABEL_KEY)
+    operator = serializers.ChoiceField(choices=k8s.OPERATORS)
+    values = serializers.ListField(child=serializers.CharField(**LABEL_VALUE), max_length=50, default=list)
+
+    def validate(self, data):
+        if data["operator"] in ("In", "NotIn") and not data["values"]:
+            raise serializers.ValidationError({"values": [f"operator {data['operator']} needs at least one value"]})
+        if data["operator"] in ("Exists", "DoesNotExist") and data["values"]:
+            raise serializers.ValidationError({"values": [f"must be empty for operator {data['operator']}"]})
+        return data
+
+
+class K8sTermInput(serializers.Serializer):
+    match_expressions = serializers.ListField(child=K8sRequirementInput(), min_length=1, max_length=20)
+
+
+class K8sPodInput(serializers.Serializer):
+    name = serializers.CharField(default="vllm-0", **NAME)
+    namespace = serializers.CharField(default="inference", **NAME)
+    requests = K8sResourcesInput()
+    limits = K8sResourcesInput(required=False, allow_null=True, help_text="Omit for no limits")
+    node_selector = serializers.DictField(child=serializers.CharField(**LABEL_VALUE), default=dict)
+    affinity = serializers.ListField(child=K8sTermInput(), default=list, max_length=10,
+                                     help_text="requiredDuringSchedulingIgnoredDuringExecution nodeSelectorTerms (ORed)")
+    tolerations = serializers.ListField(child=K8sTolerationInput(), default=list, max_length=20)
+    priority = serializers.IntegerField(min_value=-2_147_483_648, max_value=1_000_000_000, default=0)
+
+    def validate_node_selector(self, value):
+        if len(value) > 20 or any(not k or len(k) > 253 for k in value):
+            raise serializers.ValidationError("at most 20 labels, keys 1–253 characters")
+        return value
+
+
+class K8sTaintInput(serializers.Serializer):
+    key = serializers.CharField(**LABEL_KEY)
+    value = serializers.CharField(default="", **LABEL_VALUE)
+    effect = serializers.ChoiceField(choices=k8s.EFFECTS, default="NoSchedule")
+
+
+class K8sRunningPodInput(serializers.Serializer):
+    name = serializers.CharField(**NAME)
+    cpu = _cores(default=0.0)
+    memory_gib = _gib(default=0.0)
+    gpu = _gpus(default=0)
+    priority = serializers.IntegerField(min_value=-2_147_483_648, max_value=1_000_000_000, default=0)
+
+
+class K8sNodeInput(serializers.Serializer):
+    name = serializers.CharField(**NAME)
+    allocatable = K8sResourcesInput()
+    labels = serializers.DictField(child=serializers.CharField(**LABEL_VALUE), default=dict)
+    taints = serializers.ListField(child=K8sTaintInput(), default=list, max_length=20)
+    pods = serializers.ListField(child=K8sRunningPodInput(), default=list, max_length=110)
+    max_pods = serializers.IntegerField(min_value=1, max_value=1000, default=110)
+    unschedulable = serializers.BooleanField(default=False, help_text="Cordoned")
+
+    def validate_labels(self, value):
+        if len(value) > 50 or any(not k or len(k) > 253 for k in value):
+            raise serializers.ValidationError("at most 50 labels, keys 1–253 characters")
+        return value
+
+    def validate(self, data):
+        alloc = data["allocatable"]
+        for resource, name in (("cpu", "cpu"), ("memory_gib", "memory_gib"), ("gpu", "gpu")):
+            used = sum(p[resource] for p in data["pods"])
+            if used > alloc[resource] + 1e-9:
+                raise serializers.ValidationError(
+                    {"pods": [f"existing pods request {used:g} {name}, more than the node's allocatable "
+                              f"{alloc[resource]:g}"]})
+        return data
+
+
+class K8sQuotaInput(serializers.Serializer):
+    name = serializers.CharField(default="gpu-quota", **NAME)
+    hard = serializers.DictField(child=serializers.FloatField(min_value=0, max_value=1e9),
+                                 help_text=f"ResourceQuota spec.hard; keys: {', '.join(k8s.QUOTA_KEYS)} "
+                                           "(cpu in cores, memory in GiB)")
+    used = serializers.DictField(child=serializers.FloatField(min_value=0, max_value=1e9), default=dict)
+
+    def validate(self, data):
+        for name in ("hard", "used"):
+            bad = [k for k in data[name] if k not in k8s.QUOTA_KEYS]
+            if bad:
+                raise serializers.ValidationError(
+                    {name: [f"unknown quota key {', '.join(map(repr, bad))}; use {', '.join(k8s.QUOTA_KEYS)}"]})
+        if not data["hard"]:
+            raise serializers.ValidationError({"hard": ["give at least one limit"]})
+        return data
+
+
+class K8sPendingInput(serializers.Serializer):
+    pod = K8sPodInput()
+    nodes = serializers.ListField(child=K8sNodeInput(), min_length=1, max_length=MAX_NODES)
+    quota = K8sQuotaInput(required=False, allow_null=True, help_text="The namespace's ResourceQuota, if any")
+
+    def validate_nodes(self, nodes):
+        names = [n["name"] for n in nodes]
+        if len(set(names)) != len(names):
+            raise serializers.ValidationError("node names must be unique")
+        return nodes
+
+
+# ---------------------------------------------------------------- pending-pod debugger: output
+
+K8sNodeVerdict = output("K8sNodeVerdict", name=S, fits=B, plugin=S(allow_null=True), reason=S(allow_null=True),
+                        reasons=serializers.ListField(child=S()),
+                        free=output("K8sFree", cpu=F, memory_gib=F, gpu=F)(),
+                        fix=serializers.ListField(child=S()))
+K8sPendingOutput = output(
+    "K8sPendingOutput", admitted=B, schedules=B, node=S(allow_null=True),
+    feasible_nodes=serializers.ListField(child=S()), phase=S, message=S, event=S, nodes=many(K8sNodeVerdict),
+    quota=output("K8sQuotaVerdict", name=S, admitted=B, message=S, exceeded=serializers.ListField(child=S()),
+                 fix=serializers.ListField(child=S()))(allow_null=True),
+    preemption=output("K8sPreemption", node=S, victims=serializers.ListField(child=S()), message=S)(allow_null=True),
+    fix=serializers.ListField(child=S(), help_text="The smallest change that gets the pod scheduled"),
+    fix_node=S(allow_null=True), derivation=S)
+
+
+def _resources(data: dict) -> k8s.Resources:
+    return k8s.Resources(cpu=data["cpu"], memory=data["memory_gib"], gpu=data["gpu"])
+
+
+def _pod(data: dict) -> k8s.PodSpec:
+    return k8s.PodSpec(
+        name=data["name"], namespace=data["namespace"], requests=_resources(data["requests"]),
+        limits=_resources(data["limits"]) if data.get("limits") else None, node_selector=dict(data["node_selector"]),
+        affinity_terms=tuple(tuple(k8s.Requirement(r["key"], r["operator"], tuple(r["values"]))
+                                   for r in term["match_expressions"]) for term in data["affinity"]),
+        tolerations=tuple(k8s.Toleration(**t) for t in data["tolerations"]), priority=data["priority"])
+
+
+def _node(data: dict) -> k8s.Node:
+    return k8s.Node(
+        name=data["name"], allocatable=_resources(data["allocatable"]), labels=dict(data["labels"]),
+        taints=tuple(k8s.Taint(**t) for t in data["taints"]),
+        pods=tuple(k8s.RunningPod(p["name"], _resources(p), p["priority"]) for p in data["pods"]),
+        max_pods=data["max_pods"], unschedulable=data["unschedulable"])
+
+
+@documented("k8s-pending", K8sPendingInput, K8sPendingOutput,
+            "Pending-pod debugger: quota admission, each node's first scheduler reason, the smallest fix")
+class K8sPendingApi(SimulatorApi):
+    """The pod through ResourceQuota admission, then every node through the scheduler's filters (NodeUnschedulable,
+    TaintToleration, NodeAffinity, NodeResourcesFit) with kube-scheduler's own messages."""
+
+    field_names = {"requests.cpu": "pod.requests.cpu", "requests.memory": "pod.requests.memory_gib",
+                   "requests.gpu": "pod.requests.gpu", "nodes": "nodes"}
+
+    def calculate(self, request, data):
+        quota = data.get("quota")
+        result = k8s.debug_pending(
+            _pod(data["pod"]), [_node(n) for n in data["nodes"]],
+            k8s.ResourceQuota(quota["name"], dict(quota["hard"]), dict(quota["used"])) if quota else None)
+        out = asdict(result)
+        for verdict in out["nodes"]:
+            free = verdict["free"]
+            verdict["free"] = {"cpu": free["cpu"], "memory_gib": free["memory"], "gpu": free[k8s.GPU]}
+        return out
+
+
+# ---------------------------------------------------------------- quota gates
+
+
+class K8sQuotaGatesInput(serializers.Serializer):
+    desired_replicas = serializers.IntegerField(min_value=1, max_value=10_000)
+    gpus_per_replica = serializers.IntegerField(min_value=1, max_value=64)
+    gpus_per_node = serializers.IntegerField(min_value=1, max_value=64, default=8)
+    instance_type = serializers.CharField(max_length=63, default="p5.48xlarge")
+    existing_nodes = serializers.IntegerField(min_value=0, max_value=10_000, default=0)
+    cloud_gpu_quota = serializers.IntegerField(min_value=0, max_value=1_000_000,
+                                               help_text="The account's GPU quota in the region (GPUs)")
+    cloud_gpus_in_use = serializers.IntegerField(min_value=0, max_value=1_000_000, default=0,
+                                                 help_text="GPUs already counted against it, the existing nodes' too")
+    instances_available = serializers.IntegerField(min_value=0, max_value=10_000,
+                                                   help_text="Instances the zone can hand out now (stockouts)")
+    pool_max_nodes = serializers.IntegerField(min_value=0, max_value=10_000, help_text="Node pool / autoscaler max")
+    namespace = serializers.CharField(default="inference", **NAME)
+    quota_name = serializers.CharField(default="gpu-quota", **NAME)
+    namespace_gpu_quota = serializers.IntegerField(min_value=0, max_value=1_000_000, required=False, allow_null=True,
+                                                   help_text="ResourceQuota requests.nvidia.com/gpu; omit for none")
+    namespace_gpus_used = serializers.IntegerField(min_value=0, max_value=1_000_000, default=0)
+    gpus_used_by_other_pods = serializers.IntegerField(min_value=0, max_value=1_000_000, default=0)
+
+    def validate(self, data):
+        quota = data.get("namespace_gpu_quota")
+        if quota is not None and data["namespace_gpus_used"] > quota:
+            raise serializers.ValidationError({"namespace_gpus_used": ["must be <= namespace_gpu_quota"]})
+        return data
+
+
+K8sGate = output("K8sGate", name=S, limit_replicas=I, passing_replicas=I, stops_here=B, detail=S, message=S, fix=S)
+K8sQuotaGatesOutput = output(
+    "K8sQuotaGatesOutput", desired_replicas=I, serving_replicas=I, stopped_at=S(allow_null=True), gates=many(K8sGate),
+    nodes_available=I, gpus_per_node=I, replicas_per_node=I, stranded_gpus_per_node=I, derivation=S)
+
+
+@documented("k8s-quota-gates", K8sQuotaGatesInput, K8sQuotaGatesOutput,
+            "Quota gates: cloud GPU quota → instances → namespace ResourceQuota → schedulable GPUs")
+class K8sQuotaGatesApi(SimulatorApi):
+    """Between "want N replicas" and "N serving": each gate passes min(what came in, what it allows)."""
+
+    def calculate(self, request, data):
+        return asdict(k8s.quota_gates(**data))
+
+
+# ---------------------------------------------------------------- node rotation
+
+
+class K8sRotationInput(serializers.Serializer):
+    nodes = serializers.IntegerField(min_value=1, max_value=64)
+    gpus_per_node = serializers.IntegerField(min_value=1, max_value=16, default=8)
+    gpus_per_replica = serializers.IntegerField(min_value=1, max_value=16)
+    replicas = serializers.IntegerField(min_value=1, max_value=512)
+    replicas_needed = serializers.IntegerField(min_value=0, max_value=512, help_text="Replicas the traffic needs")
+    pdb_min_available = serializers.IntegerField(min_value=0, max_value=512, default=0,
+                                                 help_text="PodDisruptionBudget minAvailable (0: no PDB)")
+    max_surge = serializers.IntegerField(min_value=0, max_value=64, default=1, help_text="Extra nodes at a time")
+    max_unavailable = serializers.IntegerField(min_value=0, max_value=64, default=0,
+                                               help_text="Nodes drained before their replacement exists")
+    node_provision_s = serializers.FloatField(min_value=0, max_value=86_400, default=300)
+    image_pull_s = serializers.FloatField(min_value=0, max_value=86_400, default=120)
+    model_download_s = serializers.FloatField(min_value=0, max_value=86_400, default=600)
+    model_load_s = serializers.FloatField(min_value=0, max_value=86_400, default=60)
+    warmup_s = serializers.FloatField(min_value=0, max_value=86_400, default=30)
+    pre_pulled_image = serializers.BooleanField(default=False)
+    model_cache = serializers.BooleanField(default=False, help_text="Weights from an in-cluster cache: no download")
+    pdb_timeout_s = serializers.FloatField(min_value=0, max_value=86_400, required=False, allow_null=True,
+                                           help_text="Force the drain after this long (GKE: 3600); omit to wait")
+
+    def validate(self, data):
+        if data["replicas_needed"] > data["replicas"]:
+            raise serializers.ValidationError({"replicas_needed": ["must be <= replicas"]})
+        if data["gpus_per_replica"] > data["gpus_per_node"]:
+            raise serializers.ValidationError({"gpus_per_replica": ["must be <= gpus_per_node"]})
+        return data
+
+
+K8sRotationPoint = output("K8sRotationPoint", t_s=F, serving=I, starting=I, pending=I, old_nodes=I, new_nodes=I,
+                          provisioning_nodes=I, event=S)
+K8sRotationOption = output("K8sRotationOption", name=S, duration_s=F(allow_null=True), min_serving=I,
+                           seconds_below_need=F, replica_seconds_short=F, stuck=B)
+K8sRotationOutput = output(
+    "K8sRotationOutput", replicas=I, replicas_needed=I, replicas_per_node=I, pod_start_s_new_node=F,
+    pod_start_s_old_node=F, duration_s=F(allow_null=True), recovered_s=F(allow_null=True), min_serving=I,
+    seconds_below_need=F, replica_seconds_short=F, stuck=B, stuck_reason=S, timeline=many(K8sRotationPoint),
+    options=many(K8sRotationOption), derivation=S)
+
+
+@documented("k8s-rotation", K8sRotationInput, K8sRotationOutput,
+            "Node rotation: drain and replace a GPU pool under a PDB; serving replicas vs need over time")
+class K8sRotationApi(SimulatorApi):
+    """Surge upgrade of a GPU node pool; evictions respect the PodDisruptionBudget; replacement replicas serve after
+    image pull + model download + load + warm-up."""
+
+    def calculate(self, request, data):
+        return asdict(k8s.node_rotation(**data))
