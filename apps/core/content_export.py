@@ -29,6 +29,10 @@ EXPORTERS = [
     "apps.simulators.export.export_catalog",
 ]
 
+# Reference lists kept in fixtures/ that are not database content (the tests read them; the loader does not):
+# copied through unchanged, so that an export still writes the whole of fixtures/.
+REFERENCE_FILES = ("vllm-flags.yaml",)
+
 
 class _Dumper(yaml.SafeDumper):
     pass
@@ -140,4 +144,7 @@ def export_all(root: Path, *, fixtures: Path | None = None) -> list[Path]:
         header = headers.get(path.relative_to(root).as_posix()) if path.suffix == ".yaml" else None
         if header:
             path.write_text(header + path.read_text(encoding="utf-8"), encoding="utf-8")
+    for name in REFERENCE_FILES:
+        if (fixtures / name).is_file():
+            write_text(root / name, (fixtures / name).read_text(encoding="utf-8"), written)
     return written

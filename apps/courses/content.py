@@ -74,6 +74,10 @@ def load_chapters(ctx: LoadContext) -> None:
         if not isinstance(objectives, list) or not all(isinstance(item, str) for item in objectives):
             ctx.error(path, line, "objectives must be a list of strings")
             continue
+        sources = meta.get("sources") or []
+        if not isinstance(sources, list) or not all(isinstance(item, str) and item.strip() for item in sources):
+            ctx.error(path, line, "sources must be a list of non-empty strings (a file and function at a release, a paper, a datasheet)")
+            continue
         key_numbers = [clean(item) for item in meta.get("key_numbers") or []]
         unknown_simulators = [name for name in meta.get("simulators") or [] if name not in SIMULATORS]
         if unknown_simulators:
@@ -89,6 +93,7 @@ def load_chapters(ctx: LoadContext) -> None:
             "key_numbers": key_numbers,
             "body": body.strip() + "\n",
             "simulators": list(meta.get("simulators") or []),
+            "sources": sources,
             "status": status,
         }
         ctx.chapter_links[meta["slug"]] = (path, line, list(meta.get("prerequisites") or []), list(meta.get("glossary") or []))

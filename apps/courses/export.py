@@ -29,6 +29,8 @@ def chapter_meta(chapter: Chapter) -> dict:
         "simulators": chapter.simulators,
         "glossary": sorted(term.slug for term in chapter.glossary_terms.all()),
     }
+    if chapter.sources:
+        meta["sources"] = chapter.sources
     return with_status(meta, chapter.status)
 
 

@@ -48,6 +48,9 @@ class Chapter(ContentModel):
     prerequisites = models.ManyToManyField("self", symmetrical=False, related_name="unlocks", blank=True)
     simulators = models.JSONField(default=list, blank=True)
     glossary_terms = models.ManyToManyField("glossary.Term", related_name="used_in_chapters", blank=True)
+    sources = models.JSONField(
+        default=list, blank=True, help_text="Where its facts come from: a file and function at a release, a paper section, a datasheet",
+    )
     history = HistoricalRecords(m2m_fields=[prerequisites])
     objects = ChapterQuerySet.as_manager()
 

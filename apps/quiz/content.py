@@ -93,6 +93,10 @@ def _parse_question(ctx: LoadContext, path: Path, entry: dict):
     if not chapters:
         ctx.error(path, line, f"{describe}: chapters: a question links to at least one chapter")
         ok = False
+    sources = entry.get("sources") or []
+    if not isinstance(sources, list) or not all(isinstance(item, str) and item.strip() for item in sources):
+        ctx.error(path, line, f"{describe}: sources: must be a list of non-empty strings")
+        ok = False
     if not ok:
         return None
     values = {
@@ -101,6 +105,7 @@ def _parse_question(ctx: LoadContext, path: Path, entry: dict):
         "prompt": entry["prompt"].strip() + "\n",
         "answer": entry["answer"].strip() + "\n",
         "key": key,
+        "sources": sources,
         "status": status,
     }
     return values, (topics, chapter_objects, term_objects)

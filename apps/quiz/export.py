@@ -18,6 +18,7 @@ def question_row(question: Question) -> dict:
         "topics": sorted(topic.slug for topic in question.topics.all()),
         "chapters": sorted(chapter.slug for chapter in question.chapters.all()),
         "glossary": sorted(term.slug for term in question.glossary_terms.all()),
+        **({"sources": question.sources} if question.sources else {}),
         "prompt": question.prompt,
         "answer": question.answer,
         **(question.key or {}),

@@ -43,6 +43,9 @@ class Question(ContentModel):
     chapters = models.ManyToManyField("courses.Chapter", related_name="questions", blank=True)
     glossary_terms = models.ManyToManyField("glossary.Term", related_name="questions", blank=True)
     key_version = models.PositiveIntegerField(default=1, help_text="Bumped when the answer key changes")
+    sources = models.JSONField(
+        default=list, blank=True, help_text="Where its facts come from: a file and function at a release, a paper section, a datasheet",
+    )
     history = HistoricalRecords()
 
     class Meta:
