@@ -1,6 +1,6 @@
 """The simulator catalog back to fixtures/catalog/models.yaml and gpus.yaml, in the fields of ModelSpec / GPUSpec."""
 
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from pathlib import Path
 
 from apps.core.content_export import dump_yaml, with_status, write_text
@@ -9,8 +9,10 @@ from apps.simulators.models import GPU, ModelConfig
 
 
 def catalog_row(obj, spec_cls: type) -> dict:
-    """The spec's fields in declaration order; unset optional fields (None) are left out as in hand-written files."""
-    row = {f.name: getattr(obj, f.name) for f in fields(spec_cls) if hasattr(obj, f.name)}
+    """The spec's fields in declaration order; unset optional fields (None) and fields at the spec's default (a gated
+    MLP, no biases) are left out as in hand-written files."""
+    row = {f.name: getattr(obj, f.name) for f in fields(spec_cls) if hasattr(obj, f.name)
+           if f.default is MISSING or getattr(obj, f.name) != f.default}
     return with_status({name: value for name, value in row.items() if value is not None}, obj.status)
 
 

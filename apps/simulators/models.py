@@ -19,6 +19,11 @@ class Attention(models.TextChoices):
     MLA = "mla", "Multi-head latent"
 
 
+class MLP(models.TextChoices):
+    GATED = "gated", "Gated (gate, up, down: SwiGLU / GeGLU)"
+    PLAIN = "plain", "Plain (fc1, fc2: ReLU / GELU)"
+
+
 # Catalog slugs keep the version dots of model names (llama-3.1-8b), which Django's SlugField refuses.
 catalog_slug_validator = RegexValidator(r"^[a-z0-9][a-z0-9.-]*$", "Lowercase letters, digits, dots and hyphens only.")
 
@@ -54,6 +59,13 @@ class ModelConfig(ContentModel):
     num_shared_experts = models.PositiveIntegerField(null=True, blank=True)
     experts_per_token = models.PositiveIntegerField(null=True, blank=True)
     first_k_dense_replace = models.PositiveIntegerField(null=True, blank=True)
+    mlp = models.CharField(max_length=5, choices=MLP.choices, default=MLP.GATED,
+                           help_text="gated: 3 matrices of h·F per MLP (gate, up, down); plain: 2 (fc1, fc2), e.g. OPT")
+    bias = models.BooleanField(default=False, help_text="Every attention and MLP linear layer and every norm has a "
+                               "bias vector (OPT, GPT-2); partial biases (Qwen2 QKV) are left out")
+    learned_position_embeddings = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Rows of a learned absolute position table (OPT: max_position_embeddings + 2); "
+        "empty for rotary positions")
     history = HistoricalRecords()
 
     class Meta:

@@ -73,6 +73,13 @@ def model_errors(row) -> dict[str, list[str]]:
             _add(errors, "first_k_dense_replace", "first_k_dense_replace must be <= num_layers")
     elif per_token:
         _add(errors, "num_experts", "experts_per_token needs num_experts")
+    mlp = getattr(row, "mlp", None)
+    if mlp is not None and mlp not in ("gated", "plain"):
+        _add(errors, "mlp", "mlp is 'gated' (gate, up, down) or 'plain' (fc1, fc2)")
+    positions = getattr(row, "learned_position_embeddings", None)
+    if positions is not None and not (_number(positions) and 1 <= positions <= MODEL_LIMITS["max_position_embeddings"]):
+        _add(errors, "learned_position_embeddings",
+             "learned_position_embeddings must be a positive number of rows (at most 10,000,000) or empty")
     if getattr(row, "sliding_window_pattern", None):
         if row.sliding_window_pattern not in ("all", "alternate"):
             _add(errors, "sliding_window_pattern", "sliding_window_pattern is 'all' or 'alternate'")

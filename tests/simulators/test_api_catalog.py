@@ -114,3 +114,29 @@ def test_admin_warns_when_head_dim_times_heads_is_not_hidden(catalog):
     assert "96 × 32 = 3,072 ≠ hidden_size 4,096" in head_dim_warning(llama)
     # Qwen3 sets head_dim independently (128 × 64 ≠ 5120 by design)
     assert head_dim_warning(ModelConfig.objects.get(slug="qwen3-32b")) is None
+
+
+def test_opt_13b_detail_carries_the_plain_mlp_biases_and_position_table(api_client, catalog):
+    d = strict_json(api_client.get(f"{BASE}/models/opt-13b/"))
+    assert (d["mlp"], d["bias"], d["learned_position_embeddings"]) == ("plain", True, 2050)
+    llama = strict_json(api_client.get(f"{BASE}/models/llama-3.1-8b/"))
+    assert (llama["mlp"], llama["bias"], llama["learned_position_embeddings"]) == ("gated", False, None)
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"mlp": "swiglu"}, "mlp"), ({"bias": "maybe"}, "bias"), ({"learned_position_embeddings": 0},
+                                                               "learned_position_embeddings"),
+])
+def test_catalog_write_checks_the_mlp_fields(author_client, catalog, change, field):
+    row = strict_json(author_client.get(f"{BASE}/models/opt-13b/"))
+    body = {**row, "slug": "opt-13b-copy", **change}
+    response = author_client.post(f"{BASE}/models/", body, format="json")
+    assert response.status_code == 400 and field in strict_json(response)["fields"], strict_json(response)
+
+
+def test_catalog_write_accepts_a_plain_mlp_model(author_client, catalog):
+    row = strict_json(author_client.get(f"{BASE}/models/opt-13b/"))
+    response = author_client.post(f"{BASE}/models/", {**row, "slug": "opt-13b-copy"}, format="json")
+    assert response.status_code == 201, strict_json(response)
+    saved = ModelConfig.objects.get(slug="opt-13b-copy")
+    assert (saved.mlp, saved.bias, saved.learned_position_embeddings) == ("plain", True, 2050)

@@ -97,6 +97,9 @@ def test_neither_model_nor_config_is_a_400_naming_model(api_client):
     ({"num_experts": 8, "experts_per_token": 9, "moe_intermediate_size": 1024}, "config.experts_per_token"),
     ({"num_experts": 8}, "config.experts_per_token"),
     ({"hidden_size": 10**9}, "config.hidden_size"),
+    ({"mlp": "swiglu"}, "config.mlp"),
+    ({"bias": "sometimes"}, "config.bias"),
+    ({"learned_position_embeddings": 0}, "config.learned_position_embeddings"),
 ])
 def test_inline_config_is_validated(api_client, change, field):
     d = post(api_client, "kv-cache", {"config": {**LLAMA_8B_CONFIG, **change}, "context_tokens": 10}, 400)
@@ -106,6 +109,27 @@ def test_inline_config_is_validated(api_client, change, field):
 def test_inline_mla_config_with_its_latent_is_accepted(api_client):
     config = {**LLAMA_8B_CONFIG, "attention": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64}
     assert post(api_client, "kv-cache", {"config": config, "context_tokens": 1})["bytes_per_token"] == 32 * 576 * 2
+
+
+OPT_13B_CONFIG = {
+    "num_layers": 40, "hidden_size": 5120, "num_attention_heads": 40, "num_kv_heads": 40, "head_dim": 128,
+    "intermediate_size": 20480, "vocab_size": 50272, "max_position_embeddings": 2048, "attention": "mha",
+    "tie_word_embeddings": True, "mlp": "plain", "bias": True, "learned_position_embeddings": 2050,
+}
+
+
+def test_inline_plain_mlp_config_weighs_what_the_catalog_opt_13b_does(api_client):
+    inline = post(api_client, "fit", {"config": OPT_13B_CONFIG, "gpu": "h100-sxm", "context_tokens": 2048})
+    catalog = post(api_client, "fit", {"model": "opt-13b", "gpu": "h100-sxm", "context_tokens": 2048})
+    # 12,853,473,280 params (tests/simulators/test_modeling_catalog.py) × 2 B, all of it 16-bit in bf16
+    assert inline["weight_bytes_total"] == catalog["weight_bytes_total"] == 12_853_473_280 * 2
+    # activation peak of a plain MLP keeps one F-wide tensor (fc1), not two (gate, up):
+    # 8192 tokens × (4h + (q + 2kv) + F) × 2 B + 256 rows × V × 4 B
+    assert catalog["per_gpu_bytes"]["activations"] == 8192 * (4 * 5120 + 3 * 5120 + 20480) * 2 + 256 * 50272 * 4
+    gated = post(api_client, "fit", {"config": {**OPT_13B_CONFIG, "mlp": "gated"}, "gpu": "h100-sxm",
+                                     "context_tokens": 2048})
+    # a gate matrix and its bias per layer: 40 · (h·F + F) more parameters
+    assert gated["weight_bytes_total"] - inline["weight_bytes_total"] == 40 * (5120 * 20480 + 20480) * 2
 
 
 def fit(client, status=200, **body):

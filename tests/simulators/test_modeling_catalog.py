@@ -31,6 +31,7 @@ PUBLISHED_CONFIGS = [
     ("gemma-2-9b", 42, 3584, 16, 8, 256, 14336, 256000),
     ("deepseek-v3", 61, 7168, 128, 128, 192, 18432, 129280),
     ("gpt-oss-120b", 36, 2880, 64, 8, 64, 2880, 201088),
+    ("opt-13b", 40, 5120, 40, 40, 128, 20480, 50272),  # ffn_dim 20480; MHA, so num_kv_heads = heads
 ]
 
 
@@ -72,6 +73,50 @@ def test_parameter_count_reproduces_published_total_within_one_percent(slug):
 def test_moe_active_parameters_match_published_within_two_percent(slug):
     m = MODELS[slug]
     assert count_params(m).active == pytest.approx(m.active_params, rel=0.02)
+
+
+def test_opt_13b_config_fields():
+    # facebook/opt-13b config.json: max_position_embeddings 2048, activation_function relu (fc1/fc2, no gate),
+    # enable_bias (default true), word_embed_proj_dim = hidden_size (no projection), tied LM head;
+    # OPTLearnedPositionalEmbedding(max_position_embeddings + offset 2) = 2050 rows
+    opt = MODELS["opt-13b"]
+    assert (opt.max_position_embeddings, opt.mlp, opt.bias, opt.learned_position_embeddings,
+            opt.tie_word_embeddings, opt.attention) == (2048, "plain", True, 2050, True, "mha")
+    assert (MODELS["llama-3.1-8b"].mlp, MODELS["llama-3.1-8b"].bias) == ("gated", False)
+
+
+def test_opt_13b_parameter_count_by_hand():
+    # h = 5120, F = 20480, V = 50272, L = 40
+    # token embedding V·h = 50,272 · 5,120 = 257,392,640 (tied: the LM head adds nothing)
+    # learned positions 2,050 · 5,120 = 10,496,000
+    # per layer: q, k, v, out 4·h² = 104,857,600 + 4 biases of h = 20,480 → 104,878,080
+    #            fc1 h·F + fc2 F·h = 209,715,200 + biases F + h = 25,600 → 209,740,800
+    #            2 LayerNorms × (γ + β) = 4·h = 20,480
+    #            = 314,639,360; × 40 = 12,585,574,400
+    # final LayerNorm 2·h = 10,240
+    # total = 257,392,640 + 10,496,000 + 12,585,574,400 + 10,240 = 12,853,473,280 ≈ 12.85 B
+    # (a gated 3·h·F count without biases or positions would give 12.85 B + 40·h·F = 17.04 B)
+    p = count_params(MODELS["opt-13b"])
+    assert p.total == 12_853_473_280
+    assert round(p.total / 1e9, 2) == 12.85
+    assert p.position_embedding == 10_496_000 and p.lm_head == 0
+    assert p.dense_mlp == 40 * 209_740_800 and p.attention == 40 * 104_878_080
+    assert p.norms == 40 * 20_480 + 10_240
+    # biases: 40 · (4h + F + h) + LayerNorm β (half the norms) = 40 · 46,080 + 414,720 = 2,257,920
+    assert p.biases == 40 * (4 * 5120 + 20480 + 5120) + (40 * 2 * 5120 + 5120)
+    # active: everything multiplied per token; lookups (token embedding, positions) out, the tied LM head in
+    assert p.active == p.total - 10_496_000
+
+
+def test_plain_mlp_counts_two_matrices_and_gated_three():
+    from dataclasses import replace
+
+    llama = MODELS["llama-3.1-8b"]
+    gated, plain = count_params(llama), count_params(replace(llama, mlp="plain"))
+    assert gated.dense_mlp - plain.dense_mlp == 32 * 4096 * 14336  # one h·F matrix per layer fewer
+    with pytest.raises(ModelInputError) as exc:
+        replace(llama, mlp="swiglu")
+    assert exc.value.field == "mlp"
 
 
 def test_llama_8b_parameter_count_by_hand():

@@ -11,7 +11,7 @@ from apps.simulators.engine.cluster import ROUTERS
 from apps.simulators.engine.grid import GRID_KEYS, MAX_POINTS, grid_size
 from apps.simulators.engine.workload import ARRIVALS, WorkloadError, from_trace, length_dist
 from apps.simulators.modeling.collectives import ALGORITHMS, OPS
-from apps.simulators.modeling.specs import ATTENTION_KINDS, DTYPE_BYTES, GPUSpec, ModelSpec
+from apps.simulators.modeling.specs import ATTENTION_KINDS, DTYPE_BYTES, MLP_KINDS, GPUSpec, ModelSpec
 from apps.simulators.models import GPU, ModelConfig
 from apps.simulators.simulation import MAX_TOKENS, workload_build
 
@@ -54,6 +54,7 @@ class ModelConfigWriteSerializer(serializers.ModelSerializer):
         model = ModelConfig
         fields = _catalog_fields(ModelSpec)
         extra_kwargs = {
+            "learned_position_embeddings": {"max_value": MAX_CONTEXT},
             "total_params": {"min_value": 1, "max_value": 1e14},
             "active_params": {"min_value": 1, "max_value": 1e14},
         }
@@ -104,6 +105,10 @@ class InlineModelSerializer(serializers.Serializer):
     num_shared_experts = opt_int(4096)
     experts_per_token = opt_int(4096)
     first_k_dense_replace = serializers.IntegerField(min_value=0, max_value=1000, required=False, allow_null=True)
+    mlp = serializers.ChoiceField(choices=MLP_KINDS, default="gated",
+                                  help_text="gated: gate, up, down (3·h·F); plain: fc1, fc2 (2·h·F), e.g. OPT, GPT-2")
+    bias = serializers.BooleanField(default=False, help_text="Biases on every attention/MLP linear layer and norm (OPT)")
+    learned_position_embeddings = opt_int(MAX_CONTEXT)
 
     def validate(self, data):
         errors = {}

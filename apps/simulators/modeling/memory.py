@@ -7,10 +7,11 @@ dummy tokens to measure the peak activation memory, adds non-torch memory (CUDA
 context ~0.3–0.5 GB, NCCL/cuBLAS workspaces) and later CUDA-graph buffers
 (~0.2–1 GB), and hands whatever is left to the KV cache. We model:
 
-* weights: linear layers at `weight_dtype`; the embedding table and LM head stay
-  16-bit (what FP8/INT4/MXFP4 checkpoints do); all sharded 1/TP.
-* activation peak: max_num_batched_tokens · (4·h + (q+2kv width)/TP + 2·F_act/TP) · 2 B
-  for one layer's live tensors plus fp32 logits for `max_num_seqs` rows (V/TP each).
+* weights: linear layers at `weight_dtype`; the embedding table, a learned position table
+  and the LM head stay 16-bit (what FP8/INT4/MXFP4 checkpoints do); all sharded 1/TP.
+* activation peak: max_num_batched_tokens · (4·h + (q+2kv width)/TP + u·F_act/TP) · 2 B
+  for one layer's live tensors (u = 2 up-side outputs for a gated MLP, gate and up; 1 for a
+  plain MLP's fc1) plus fp32 logits for `max_num_seqs` rows (V/TP each).
 * runtime overhead: `runtime_overhead_bytes` (default 1.5e9: CUDA context + graphs + NCCL).
 """
 
@@ -33,7 +34,7 @@ def weight_bytes(model: ModelSpec, weight_dtype: str = "bf16") -> float:
     """Bytes of all weights (whole model, unsharded)."""
     b = dtype_bytes(weight_dtype, "weight_dtype")
     p = count_params(model)
-    embed_and_head = p.embedding + p.lm_head
+    embed_and_head = p.embedding + p.position_embedding + p.lm_head
     return (p.total - embed_and_head) * b + embed_and_head * min(2.0, max(b, 2.0))
 
 
@@ -46,7 +47,7 @@ def activation_peak_bytes(
     m = model
     f_act = (m.experts_per_token or 1) * (m.moe_intermediate_size or 0) if m.is_moe else m.intermediate_size
     qkv = (m.num_attention_heads + 2 * m.num_kv_heads) * m.head_dim
-    per_token = 4 * m.hidden_size + (qkv + 2 * f_act) / tp
+    per_token = 4 * m.hidden_size + (qkv + (m.mlp_matrices - 1) * f_act) / tp
     return out(tokens * per_token * 2.0 + seqs * m.vocab_size / tp * 4.0)
 
 

@@ -7,7 +7,7 @@ FLOPs per step (whole model, then ÷ TP):
               (causal average over the n new tokens; BLIS `roofline.go`), min(·, window)
               on sliding-window layers. MHA/GQA: d_qk = d_v = d_h → 4·H·d_h·ctx.
 Bytes per step per GPU:
-  weights once per step (embedding table excluded, it is a lookup); MoE experts via the
+  weights once per step (embedding and learned position tables excluded, they are lookups); MoE experts via the
   expected number of distinct experts N·(1 − ((N − k)/N)^T) per layer (uniform routing,
   an upper bound: correlated routing touches fewer) ÷ TP
   + KV read of every cached token + KV write of the T new tokens (kv.py, per-rank heads)
@@ -202,7 +202,9 @@ def _work(model, gpu, b, ctx, n, tp, weight_dtype, kv_dtype, act_dtype) -> dict:
     flops = linear + attn
     # Bytes
     all_weights = weight_bytes(m, weight_dtype)
-    table = p.embedding * 2.0 if not m.tie_word_embeddings else 0.0
+    # Lookup tables are not streamed per step: the token embedding (unless it doubles as the LM
+    # head) and a learned position table (16-bit, see memory.weight_bytes).
+    table = (p.embedding * 2.0 if not m.tie_word_embeddings else 0.0) + p.position_embedding * 2.0
     distinct = np.zeros_like(tokens)
     if m.is_moe:
         distinct = expected_distinct_experts(m.num_experts, m.experts_per_token, tokens)

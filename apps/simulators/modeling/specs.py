@@ -1,10 +1,15 @@
 """Model and GPU specifications, dtype sizes and parameter counting.
 
 ModelSpec / GPUSpec mirror fixtures/catalog/*.yaml. Parameter counting follows the
-HF module layout (Llama/Qwen/Mistral/Gemma/DeepSeek-V3/gpt-oss): embeddings, attention
-projections (MLA's low-rank q/kv projections included), gated MLP = 3·h·F, every MoE
-expert counted for memory, router, RMSNorm weights and an untied LM head. Biases
-(Qwen2 QKV, gpt-oss) and attention sinks are left out: each is < 0.1 % of the total.
+HF module layout (Llama/Qwen/Mistral/Gemma/DeepSeek-V3/gpt-oss/OPT): embeddings, attention
+projections (MLA's low-rank q/kv projections included), the MLP (gated SwiGLU/GeGLU
+gate + up + down = 3·h·F, or a plain fc1 + fc2 = 2·h·F for `mlp: "plain"`: OPT, GPT-2,
+Falcon), every MoE expert counted for memory, router, norm weights and an untied LM head.
+`bias: true` (OPT, GPT-2 style) adds a bias vector to every attention and MLP linear layer
+and to every norm (LayerNorm's β); a learned absolute position table
+(`learned_position_embeddings` rows, OPT: max_position_embeddings + 2) is counted like the
+token embedding (a lookup, not a matmul). Partial biases (Qwen2 QKV only, gpt-oss) and
+attention sinks are left out: each is < 0.1 % of the total.
 The counts reproduce the publishers' totals within ~1 % (tested).
 """
 
@@ -33,6 +38,7 @@ DTYPE_BYTES: dict[str, float] = {
 
 CATALOG_DIR = Path(__file__).resolve().parents[3] / "fixtures" / "catalog"
 ATTENTION_KINDS = ("mha", "gqa", "mqa", "mla")
+MLP_KINDS = ("gated", "plain")  # gated: gate + up + down (3 matrices); plain: fc1 + fc2 (2 matrices)
 
 
 def dtype_bytes(dtype: str, field: str = "dtype") -> float:
@@ -74,12 +80,21 @@ class ModelSpec:
     num_shared_experts: int | None = None
     experts_per_token: int | None = None
     first_k_dense_replace: int | None = None
+    mlp: str = "gated"
+    bias: bool = False
+    learned_position_embeddings: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("num_layers", "hidden_size", "num_attention_heads", "num_kv_heads",
                      "head_dim", "intermediate_size", "vocab_size"):
             if int(getattr(self, name)) <= 0:
                 raise ModelInputError(name, "must be a positive integer")
+        if self.mlp not in MLP_KINDS:
+            raise ModelInputError("mlp", f"must be one of {', '.join(MLP_KINDS)}")
+        if not isinstance(self.bias, bool):
+            raise ModelInputError("bias", "must be true or false")
+        if self.learned_position_embeddings is not None and int(self.learned_position_embeddings) <= 0:
+            raise ModelInputError("learned_position_embeddings", "must be a positive integer or null")
         if self.attention not in ATTENTION_KINDS:
             raise ModelInputError("attention", f"must be one of {', '.join(ATTENTION_KINDS)}")
         if self.attention == "mla" and not (self.kv_lora_rank and self.qk_rope_head_dim):
@@ -92,6 +107,11 @@ class ModelSpec:
     @property
     def is_moe(self) -> bool:
         return bool(self.num_experts)
+
+    @property
+    def mlp_matrices(self) -> int:
+        """Weight matrices of h·F in one MLP (or expert): 3 gated, 2 plain."""
+        return 3 if self.mlp == "gated" else 2
 
     @property
     def num_sliding_layers(self) -> int:
@@ -177,7 +197,7 @@ def load_gpus(path: str | Path | None = None) -> dict[str, GPUSpec]:
 
 @dataclass(frozen=True)
 class ParamCounts:
-    """Parameter counts by component (whole model, unsharded)."""
+    """Parameter counts by component (whole model, unsharded); each component includes its biases."""
 
     embedding: float
     attention: float
@@ -188,12 +208,15 @@ class ParamCounts:
     norms: float
     lm_head: float
     total: float
-    active: float  # parameters multiplied per token (LM head in, embedding lookup out)
+    active: float  # parameters multiplied per token (LM head in, embedding and position lookups out)
     expert_params_each: float
     derivation: str
+    position_embedding: float = 0.0  # learned absolute position table (a lookup)
+    biases: float = 0.0  # the bias vectors inside the components above (linear layers and LayerNorm β)
 
 
 def attention_params_per_layer(m: ModelSpec) -> float:
+    """Attention weights of one layer, plus the q/k/v/out biases when `bias` (not for MLA: no MLA model has them)."""
     h = m.hidden_size
     if m.attention == "mla":
         nope, rope, v = m.qk_nope_head_dim or 0, m.qk_rope_head_dim or 0, m.v_head_dim or 0
@@ -201,9 +224,27 @@ def attention_params_per_layer(m: ModelSpec) -> float:
         q = h * m.q_lora_rank + m.q_lora_rank * H * (nope + rope) if m.q_lora_rank else h * H * (nope + rope)
         kv = h * (r_kv + rope) + r_kv * H * (nope + v)
         return float(q + kv + H * v * h)
-    q_width = m.num_attention_heads * m.head_dim
-    kv_width = m.num_kv_heads * m.head_dim
-    return float(2 * h * q_width + 2 * h * kv_width)
+    return float(2 * h * _q_width(m) + 2 * h * _kv_width(m) + _attention_bias(m))
+
+
+def _q_width(m: ModelSpec) -> int:
+    return m.num_attention_heads * m.head_dim
+
+
+def _kv_width(m: ModelSpec) -> int:
+    return m.num_kv_heads * m.head_dim
+
+
+def _attention_bias(m: ModelSpec) -> int:
+    """q, k, v biases (their output widths) + the output projection's bias (h)."""
+    return _q_width(m) + 2 * _kv_width(m) + m.hidden_size if m.bias and m.attention != "mla" else 0
+
+
+def mlp_params(m: ModelSpec, ffn: int) -> float:
+    """One MLP (or expert) of inner width `ffn`: 3·h·F gated / 2·h·F plain, plus its biases
+    ((matrices − 1)·F on the up side + h on the down projection) when `bias`."""
+    weights = m.mlp_matrices * m.hidden_size * ffn
+    return float(weights + ((m.mlp_matrices - 1) * ffn + m.hidden_size if m.bias else 0))
 
 
 def count_params(m: ModelSpec) -> ParamCounts:
@@ -212,32 +253,46 @@ def count_params(m: ModelSpec) -> ParamCounts:
     attn = L * attention_params_per_layer(m)
     moe_layers = m.num_moe_layers
     dense_layers = L - moe_layers
-    dense_mlp = dense_layers * 3.0 * h * m.intermediate_size
-    expert_each = 3.0 * h * (m.moe_intermediate_size or 0)
+    dense_mlp = dense_layers * mlp_params(m, m.intermediate_size)
+    expert_each = mlp_params(m, m.moe_intermediate_size or 0) if m.is_moe else 0.0
     routed = moe_layers * (m.num_experts or 0) * expert_each
     shared = moe_layers * (m.num_shared_experts or 0) * expert_each
     router = moe_layers * float(h * (m.num_experts or 0))
     extra_norms = (m.q_lora_rank or 0) + (m.kv_lora_rank or 0)
-    norms = L * (2.0 * h + extra_norms) + h
+    per_norm = 2 if m.bias else 1  # LayerNorm: γ and β; RMSNorm: γ
+    norms = per_norm * (L * (2.0 * h + extra_norms) + h)
     embedding = float(m.vocab_size * h)
+    positions = float((m.learned_position_embeddings or 0) * h)
     lm_head = 0.0 if m.tie_word_embeddings else embedding
-    total = embedding + attn + dense_mlp + routed + shared + router + norms + lm_head
+    total = embedding + positions + attn + dense_mlp + routed + shared + router + norms + lm_head
+    biases = 0.0
+    if m.bias:
+        mlp_bias = (m.mlp_matrices - 1) * m.intermediate_size + h
+        expert_bias = ((m.mlp_matrices - 1) * (m.moe_intermediate_size or 0) + h) if m.is_moe else 0
+        biases = float(L * _attention_bias(m) + dense_layers * mlp_bias
+                       + moe_layers * ((m.num_experts or 0) + (m.num_shared_experts or 0)) * expert_bias
+                       + norms / 2)
     routed_active = moe_layers * (m.experts_per_token or 0) * expert_each
     head_compute = embedding  # the LM head matmul runs even when tied to the embedding
     # Same convention as DeepSeek's README_WEIGHTS (36.6B incl. the 0.9B output head) and
     # the gpt-oss model card (5.13B): the input embedding is a lookup, not a matmul.
     active = attn + dense_mlp + routed_active + shared + router + norms + head_compute
+    matrices = f"{m.mlp_matrices}·h·F" + (" + biases" if m.bias else "")
     derivation = (
         f"{m.name}: embedding V·h = {m.vocab_size:,}·{h:,} = {embedding:,.0f}; "
-        f"attention {L} layers × {attention_params_per_layer(m):,.0f} = {attn:,.0f}; "
-        f"dense MLP {dense_layers} × 3·h·F = {dense_mlp:,.0f}; "
-        f"routed experts {moe_layers} layers × {m.num_experts or 0} × 3·h·F_moe = {routed:,.0f}; "
-        f"shared experts {shared:,.0f}; router {router:,.0f}; norms {norms:,.0f}; "
+        + (f"learned positions {m.learned_position_embeddings:,}·{h:,} = {positions:,.0f}; " if positions else "")
+        + f"attention {L} layers × {attention_params_per_layer(m):,.0f} = {attn:,.0f}; "
+        f"dense MLP ({m.mlp}) {dense_layers} × {matrices} = {dense_mlp:,.0f}; "
+        f"routed experts {moe_layers} layers × {m.num_experts or 0} × {m.mlp_matrices}·h·F_moe = {routed:,.0f}; "
+        f"shared experts {shared:,.0f}; router {router:,.0f}; "
+        f"norms {norms:,.0f}{' (LayerNorm γ and β)' if m.bias else ''}; "
         f"LM head {'tied (0)' if m.tie_word_embeddings else f'{lm_head:,.0f}'}; "
-        f"total = {total:,.0f} params ({total / 1e9:.2f} B); active per token (matmul params, no embedding lookup) = {active / 1e9:.2f} B"
+        + (f"biases included above {biases:,.0f}; " if m.bias else "")
+        + f"total = {total:,.0f} params ({total / 1e9:.2f} B); active per token (matmul params, no embedding "
+        f"or position lookup) = {active / 1e9:.2f} B"
     )
     return ParamCounts(embedding, attn, dense_mlp, routed, shared, router, norms, lm_head,
-                       total, active, expert_each, derivation)
+                       total, active, expert_each, derivation, positions, biases)
 
 
 def kv_heads_per_rank(m: ModelSpec, tp: int) -> int:
