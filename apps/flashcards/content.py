@@ -58,6 +58,12 @@ def deck_slug_for_part(part: Part) -> str:
     return f"part-{part.slug}"
 
 
+def hidden_deck_slugs() -> set[str]:
+    """Decks of parts that are not published (drafts, or unpublished since the last content load): learners neither
+    see nor add them."""
+    return {deck_slug_for_part(part) for part in Part.objects.exclude(status=Status.PUBLISHED).only("slug")}
+
+
 def deck_slug_for_topic(topic: Topic) -> str:
     return f"topic-{topic.slug}"
 

@@ -9,6 +9,7 @@ from django.db.models import Count, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from apps.flashcards import scheduling
+from apps.flashcards.content import hidden_deck_slugs
 from apps.flashcards.models import Card, CardState, Deck, ReviewLog, UserCard
 from apps.flashcards.services import day_clock, iso, memory_of, scheduler_config, settings_get
 
@@ -153,7 +154,8 @@ def deck_list(*, user, now: datetime) -> list[dict]:
     return [
         {"slug": deck.slug, "title": deck.title, "kind": deck.kind, "total": deck.total,
          **counts.get(deck.pk, empty)}
-        for deck in Deck.objects.annotate(total=Count("cards", filter=Q(cards__retired=False)))
+        for deck in Deck.objects.exclude(slug__in=hidden_deck_slugs()).annotate(
+            total=Count("cards", filter=Q(cards__retired=False)))
     ]
 
 

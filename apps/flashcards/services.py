@@ -15,6 +15,7 @@ from django.utils.dateparse import parse_datetime
 
 from apps.core.exceptions import Conflict
 from apps.flashcards import scheduling
+from apps.flashcards.content import hidden_deck_slugs
 from apps.flashcards.models import CardState, Deck, ReviewLog, SrsSettings, UndoneReview, UserCard
 
 SNAPSHOT_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses", "suspended",
@@ -92,7 +93,7 @@ def user_card_get(*, user, card_id: int, lock: bool = False) -> UserCard:
 
 
 def deck_add(*, user, slug: str, now: datetime) -> int:
-    deck = get_object_or_404(Deck, slug=slug)
+    deck = get_object_or_404(Deck.objects.exclude(slug__in=hidden_deck_slugs()), slug=slug)
     owned = UserCard.objects.filter(user=user).values("card_id")
     card_ids = list(deck.cards.filter(retired=False).exclude(id__in=owned).order_by("id").values_list("id", flat=True))
     UserCard.objects.bulk_create(

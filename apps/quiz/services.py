@@ -191,7 +191,9 @@ def _published_links():
 
 
 def session_questions(session: PracticeSession) -> list[Question]:
-    by_id = Question.objects.prefetch_related("topics", *_published_links()).in_bulk(session.question_ids)
+    """The session's questions that are still published: one unpublished since (and perhaps edited as a draft) is
+    dropped, so a learner never sees draft text."""
+    by_id = Question.objects.published().prefetch_related("topics", *_published_links()).in_bulk(session.question_ids)
     return [by_id[qid] for qid in session.question_ids if qid in by_id]
 
 
@@ -216,9 +218,9 @@ def practice_answer_create(
     session = PracticeSession.objects.select_for_update().get(pk=session.pk)
     if question_id not in session.question_ids:
         raise ValidationError({"question": ["This question is not part of the session."]})
-    question = Question.objects.filter(pk=question_id).first()
+    question = Question.objects.published().filter(pk=question_id).first()
     if question is None:
-        raise ValidationError({"question": ["This question no longer exists."]})
+        raise ValidationError({"question": ["This question is no longer published."]})
     if session.answers.filter(question_id=question_id).exists():
         raise Conflict("This question was already answered in this session.")
     if question.kind == Kind.OPEN:
