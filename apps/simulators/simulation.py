@@ -28,6 +28,11 @@ from apps.simulators.modeling import ModelInputError
 MAX_TOKENS = 4_000_000          # Σ (prompt + output) over the workload's requests
 SYNC_MAX_STEPS = 120_000
 SYNC_MAX_ENTRIES = 200_000
+# Anonymous visitors cost nothing to send, so their caps keep one request near 50 ms of CPU (measured at the cap:
+# 23-60 ms on 2 busy cores for the three ways a workload can be heavy: one long output, max_num_seqs 1, and
+# requests scheduled one at a time).
+ANON_MAX_STEPS = 8_000
+ANON_MAX_ENTRIES = 15_000
 SWEEP_MAX_STEPS = 600_000
 SWEEP_MAX_ENTRIES = 1_000_000
 
@@ -88,15 +93,29 @@ def workload_check(*, params: dict, w: Workload, max_steps: int = SYNC_MAX_STEPS
                               "fewer requests or shorter outputs, or larger max_num_seqs / max_num_batched_tokens")
 
 
-def run_simulation(*, user, params: dict, max_steps: int = SYNC_MAX_STEPS, max_entries: int = SYNC_MAX_ENTRIES) -> dict:
+def sync_caps(user) -> tuple[int, int]:
+    """(engine steps, requests scheduled one at a time) a synchronous request of this user may cost."""
+    return (SYNC_MAX_STEPS, SYNC_MAX_ENTRIES) if user.is_authenticated else (ANON_MAX_STEPS, ANON_MAX_ENTRIES)
+
+
+def run_simulation(*, user, params: dict, max_steps: int | None = None, max_entries: int | None = None) -> dict:
     """Validated request → result dict; raises InvalidInput.
 
-    The work is capped (see MAX_TOKENS, SYNC_MAX_*): a workload bound to exceed a cap is refused before
-    simulating, one that turns out to exceed it (e.g. preemption recomputing KV) when it does."""
+    The work is capped (see MAX_TOKENS, sync_caps; a sweep point passes its own caps): a workload bound to exceed
+    a cap is refused before simulating, one that turns out to exceed it (e.g. preemption recomputing KV) when it
+    does. An anonymous visitor refused by the smaller caps is told that signing in raises them."""
     model = catalog.request_model(user, params)
     gpu = catalog.request_gpu(user, params)
-    with engine_errors():
-        return _simulate(model, gpu, params, max_steps, max_entries)
+    default_steps, default_entries = sync_caps(user)
+    try:
+        with engine_errors():
+            return _simulate(model, gpu, params, max_steps or default_steps, max_entries or default_entries)
+    except InvalidInput as exc:
+        capped = f"{default_steps:,}" in exc.message or f"{default_entries:,}" in exc.message
+        if max_steps is None and not user.is_authenticated and capped:
+            exc.message += (f" (the limit for anonymous requests; signed in, up to {SYNC_MAX_STEPS:,} engine steps "
+                            f"and {SYNC_MAX_ENTRIES:,} requests scheduled one at a time)")
+        raise
 
 
 def _simulate(model, gpu, params: dict, max_steps: int, max_entries: int) -> dict:

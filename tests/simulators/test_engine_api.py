@@ -173,11 +173,37 @@ def test_work_caps_are_counted_over_all_replicas():
     {"max_num_batched_tokens": 16, "max_num_seqs": 4096,
      "workload": {"num_requests": 2000, "arrival_rate_per_s": 1000, "prompt_tokens": 100, "output_tokens": 150}},
 ])
-def test_the_heaviest_legal_requests_answer_within_two_seconds(api_client, change):
+def test_the_heaviest_legal_requests_answer_within_two_seconds(learner_client, change):
     import time
 
     start = time.perf_counter()
-    r = api_client.post(ENGINE, heavy(**change), format="json")
+    r = learner_client.post(ENGINE, heavy(**change), format="json")
     elapsed = time.perf_counter() - start
     assert r.status_code in (200, 400), r.json()
     assert elapsed < 3.0  # ~0.5 s on an idle 2-core machine; generous for a busy one
+
+
+@pytest.mark.parametrize(("change", "steps"), [
+    # One request of 7,999 output tokens: 1 prefill step (the first token) + 7,998 decode steps = 7,999 <= 8,000.
+    ({"workload": {"num_requests": 1, "arrival_rate_per_s": 1, "prompt_tokens": 1000, "output_tokens": 7_999}},
+     7_999),
+    # max_num_seqs 1 serialises 130 requests of 59 output tokens: 130 x 59 = 7,670 steps.
+    ({"max_num_seqs": 1, "workload": {"num_requests": 130, "arrival_rate_per_s": 100, "prompt_tokens": 10,
+                                      "output_tokens": 59}}, 7_670),
+])
+def test_anonymous_requests_run_up_to_their_smaller_cap(api_client, change, steps):
+    r = api_client.post(ENGINE, heavy(**change), format="json")
+    assert r.status_code == 200, r.json()
+    assert r.json()["steps"] == steps
+
+
+def test_an_anonymous_request_past_its_cap_is_told_the_limit_and_that_signing_in_raises_it(api_client, learner_client):
+    from apps.simulators.simulation import ANON_MAX_STEPS
+
+    # 8,001 output tokens need 8,001 engine steps > 8,000; signed in, the same request runs.
+    body = heavy(workload={"num_requests": 1, "arrival_rate_per_s": 1, "prompt_tokens": 10, "output_tokens": 8_001})
+    r = api_client.post(ENGINE, body, format="json")
+    assert r.status_code == 400
+    message = r.json()["fields"]["workload.output_tokens"][0]
+    assert f"at most {ANON_MAX_STEPS:,}" in message and "signed in, up to 120,000 engine steps" in message
+    assert learner_client.post(ENGINE, body, format="json").status_code == 200
