@@ -158,6 +158,18 @@ def fit_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, weight_dtype: str, kv_d
 # ---------------------------------------------------------------- time
 
 
+def feasibility_fields(f: m.Feasibility) -> dict:
+    """The verdict every timing endpoint carries (documented once in api/outputs.py: FEASIBILITY)."""
+    return {"fits": f.fits, "feasible": f.feasible, "reason": f.reason, "min_tensor_parallel": f.min_tensor_parallel,
+            "fix_weight_dtype": f.fix_weight_dtype, "fix": f.fix}
+
+
+def _infeasible_note(f: m.Feasibility, note: str) -> str:
+    if f.feasible:
+        return note
+    return f"{f.reason} {f.fix} The figures below are what it would take if it did run. {note}"
+
+
 def _step(model, gpu, *, phase, batch_size, context_tokens, prompt_tokens, tensor_parallel, weight_dtype, kv_dtype):
     if phase == "prefill":
         return m.step_time(model, gpu, batch=batch_size, context_tokens=0, new_tokens=prompt_tokens or context_tokens,
@@ -167,10 +179,15 @@ def _step(model, gpu, *, phase, batch_size, context_tokens, prompt_tokens, tenso
 
 
 def step_time_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, phase: str, batch_size: int, context_tokens: int,
-                        prompt_tokens: int | None, tensor_parallel: int, weight_dtype: str, kv_dtype: str) -> dict:
+                        prompt_tokens: int | None, tensor_parallel: int, weight_dtype: str, kv_dtype: str,
+                        gpu_memory_utilization: float = 0.9) -> dict:
     args = dict(batch_size=batch_size, context_tokens=context_tokens, prompt_tokens=prompt_tokens,
                 tensor_parallel=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
     r = _step(model, gpu, phase=phase, **args)
+    # Memory held by the step: each sequence's KV after it (decode: context + 1; prefill: the prompt).
+    held = (prompt_tokens or context_tokens) if phase == "prefill" else context_tokens + 1
+    f = m.feasibility(model, gpu, context_tokens=held, batch=batch_size, tp=tensor_parallel,
+                      weight_dtype=weight_dtype, kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization)
     other = _step(model, gpu, phase="decode" if phase == "prefill" else "prefill", **args)
     points = []
     for name, s in sorted(((phase, r), ("decode" if phase == "prefill" else "prefill", other))):
@@ -202,8 +219,10 @@ def step_time_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, phase: str, batch
         "crossover_reachable": r.crossover_reachable,
         "roofline": {"peak_flops_per_s": peak, "bandwidth_bytes_per_s": gpu.hbm_bandwidth_bytes_per_s,
                      "ridge_point_flops_per_byte": r.ridge_point, "points": points},
-        "note": r.note,
+        **feasibility_fields(f),
+        "note": _infeasible_note(f, r.note),
         "derivation": r.derivation,
+        "feasibility_derivation": f.derivation,
         "priors": r.priors,
         "warnings": context_warnings(model, context_tokens + (prompt_tokens or 0)) + tp_warnings(model, tensor_parallel),
     }
@@ -223,12 +242,16 @@ def throughput_latency_calculate(*, model, gpu, prompt_tokens, output_tokens, te
         for i, b in enumerate(r.batch)
     ]
     last = points[-1] if points else None
+    # One sequence at its final length must fit, else the curve is empty (max_batch 0).
+    f = m.feasibility(model, gpu, context_tokens=prompt_tokens + output_tokens, batch=1, tp=tensor_parallel,
+                      weight_dtype=weight_dtype, kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization)
     return {
         "model": model_summary(model), "gpu": gpu_summary(gpu), "points": points, "max_batch": r.max_batch,
         "tensor_parallel": tensor_parallel,
         "bound": last["bound"] if last else "memory",
         "crossover_batch": _crossover(model, gpu, prompt_tokens + output_tokens / 2, tensor_parallel, weight_dtype, kv_dtype),
-        "note": r.note, "derivation": r.derivation,
+        **feasibility_fields(f),
+        "note": r.note if f.feasible else f"{f.reason} {f.fix} {r.note}", "derivation": r.derivation,
         "warnings": context_warnings(model, prompt_tokens + output_tokens) + tp_warnings(model, tensor_parallel),
     }
 
@@ -246,8 +269,18 @@ def capacity_calculate(*, model, gpu, workload: dict, slo: dict, weight_dtype, k
                         price_per_gpu_hour=price_per_gpu_hour_usd, gpu_memory_utilization=gpu_memory_utilization,
                         max_utilization=max_utilization)
     price = gpu.price_per_hour_usd if price_per_gpu_hour_usd is None else price_per_gpu_hour_usd
+    # Memory verdict for one sequence of prompt + output tokens: at the requested TP, else at the planner's TP, else at
+    # the smallest TP that fits (the SLOs failed there), else at TP 8 (nothing fits: the dtype fix is for 8 GPUs).
+    mem = dict(context_tokens=workload["prompt_tokens"] + workload["output_tokens"], batch=1,
+               weight_dtype=weight_dtype, kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization)
+    f = m.feasibility(model, gpu, tp=tensor_parallel or r.tp or 1, **mem)
+    if tensor_parallel is None and r.tp is None and f.min_tensor_parallel != 1:
+        f = m.feasibility(model, gpu, tp=f.min_tensor_parallel or max(m.memory.TP_CHOICES), **mem)
+    verdict = feasibility_fields(f)
+    if f.fits and not r.feasible:  # memory is fine; the SLOs are not
+        verdict.update(reason=f"Fits in memory, but no plan meets the SLOs: {r.derivation}", fix="")
     return {
-        "model": model_summary(model), "gpu": gpu_summary(gpu), "feasible": r.feasible,
+        "model": model_summary(model), "gpu": gpu_summary(gpu), **verdict, "feasible": r.feasible,
         "gpus": r.gpus, "gpus_range": r.gpus_range, "replicas": r.replicas, "replicas_range": r.replicas_range,
         "tp": r.tp, "batch_per_replica": r.batch_per_replica,
         "requests_per_s_per_replica": r.requests_per_s_per_replica,
@@ -390,41 +423,51 @@ def moe_calculate(*, num_experts: int, top_k: int, tokens: int, zipf_exponent: f
 
 
 def request_walk_calculate(*, model, gpu, prompt: Tokenized, output_tokens: int, batch_size: int, tensor_parallel: int,
-                           weight_dtype: str, kv_dtype: str) -> dict:
+                           weight_dtype: str, kv_dtype: str, gpu_memory_utilization: float = 0.9) -> dict:
+    """Prefill emits the first output token; output − 1 decode steps emit the rest (as the engine does). Decode step i
+    (i = 1 … output − 1) feeds token i with n + i − 1 tokens cached and emits token i + 1."""
     n = len(prompt.ids)
+    decodes = output_tokens - 1
     common = dict(tp=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
     pre = m.step_time(model, gpu, batch=1, context_tokens=0, new_tokens=n, **common)
-    ctx = n + np.arange(output_tokens, dtype=float)
+    ctx = n + np.arange(max(decodes, 1), dtype=float)
     dec = m.step_time(model, gpu, batch=batch_size, context_tokens=ctx, new_tokens=1, **common)
     per_token = float(m.kv_cache(model, context_tokens=1, kv_dtype=kv_dtype, tp=tensor_parallel).bytes_per_token_per_gpu)
-    steps = np.atleast_1d(dec.step_time_s)
-    lo, hi = np.atleast_1d(dec.step_time_s_range[0]), np.atleast_1d(dec.step_time_s_range[1])
+    steps = np.atleast_1d(dec.step_time_s)[:decodes]
+    lo, hi = np.atleast_1d(dec.step_time_s_range[0])[:decodes], np.atleast_1d(dec.step_time_s_range[1])[:decodes]
     ttft = float(pre.step_time_s)
-    timeline = [{"kind": "prefill", "tokens": n, "start_seconds": 0.0, "end_seconds": ttft,
+    timeline = [{"kind": "prefill", "index": 1, "tokens": n, "start_seconds": 0.0, "end_seconds": ttft,
                  "kv_bytes": float(m.kv_bytes_per_sequence(model, n, kv_dtype, tensor_parallel)), "bound": pre.bound}]
     t = ttft + np.concatenate([[0.0], np.cumsum(steps)])
-    kv_after = np.asarray(m.kv_bytes_per_sequence(model, ctx + 1, kv_dtype, tensor_parallel)) if output_tokens else []
+    kv_after = np.atleast_1d(m.kv_bytes_per_sequence(model, ctx + 1, kv_dtype, tensor_parallel))
     bounds = np.atleast_1d(dec.bound)
-    for i in range(output_tokens):
-        timeline.append({"kind": "decode", "index": i + 1, "tokens": 1, "start_seconds": float(t[i]),
+    for i in range(decodes):
+        timeline.append({"kind": "decode", "index": i + 2, "tokens": 1, "start_seconds": float(t[i]),
                          "end_seconds": float(t[i + 1]), "kv_bytes": float(kv_after[i]), "bound": str(bounds[i])})
-    itl = float(steps.mean()) if output_tokens else 0.0
-    weights_gpu = float(np.atleast_1d(dec.weight_bytes_per_gpu)[0]) if output_tokens else 0.0
+    itl = float(steps.mean()) if decodes else 0.0
+    weights_gpu = float(np.atleast_1d(dec.weight_bytes_per_gpu)[0])
+    # Memory: batch_size sequences of the prompt plus every output token but the last (never fed back).
+    f = m.feasibility(model, gpu, context_tokens=n + decodes, batch=batch_size, tp=tensor_parallel,
+                      weight_dtype=weight_dtype, kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization)
     return {
         "model": model_summary(model), "gpu": gpu_summary(gpu), "tokenizer": prompt.tokenizer,
         "prompt_tokens": n, "token_ids": prompt.ids, "token_pieces": prompt.pieces, "output_tokens": output_tokens,
         "ttft_seconds": ttft, "ttft_seconds_range": pre.step_time_s_range,
-        "itl_seconds": itl, "itl_seconds_range": [float(lo.mean()), float(hi.mean())] if output_tokens else [0.0, 0.0],
-        "total_seconds": float(t[-1]), "kv_bytes_per_token": per_token,
-        "prefill_bound": pre.bound, "decode_bound": str(bounds[0]) if output_tokens else "memory",
-        "bound": str(bounds[0]) if output_tokens else pre.bound,
-        "crossover_batch": float(np.atleast_1d(dec.crossover_batch)[0]) if output_tokens else 0.0,
+        "itl_seconds": itl, "itl_seconds_range": [float(lo.mean()), float(hi.mean())] if decodes else [0.0, 0.0],
+        "total_seconds": float(t[-1]), "decode_steps": decodes, "kv_bytes_per_token": per_token,
+        "prefill_bound": pre.bound, "decode_bound": str(bounds[0]),
+        "bound": str(bounds[0]) if decodes else pre.bound,
+        "crossover_batch": float(np.atleast_1d(dec.crossover_batch)[0]),
         "decode_weight_bytes_per_step": weights_gpu,
         "timeline": timeline,
-        "derivation": (f"Prefill: {n:,} tokens in one step, compute-heavy → TTFT {ttft * 1e3:.2f} ms ({pre.bound}-bound), "
-                       f"writing {n:,} × {per_token:,.0f} B of KV. Each decode step reads the weights "
-                       f"({weights_gpu:,.0f} B per GPU) plus the KV so far and writes {per_token:,.0f} B → "
-                       f"mean inter-token latency {itl * 1e3:.3f} ms at batch {batch_size}. Prefill: {pre.derivation}"),
+        **feasibility_fields(f),
+        "derivation": (("" if f.feasible else f"{f.reason} {f.fix} The times are what it would take if it ran. ")
+                       + f"Prefill: {n:,} tokens in one step, compute-heavy → TTFT {ttft * 1e3:.2f} ms "
+                       f"({pre.bound}-bound), writing {n:,} × {per_token:,.0f} B of KV and emitting output token 1. "
+                       f"Then {decodes:,} decode steps (output − 1) emit tokens 2 … {output_tokens:,}: each reads the "
+                       f"weights ({weights_gpu:,.0f} B per GPU) plus the KV so far and writes {per_token:,.0f} B → "
+                       f"mean inter-token latency {itl * 1e3:.3f} ms at batch {batch_size}; total = TTFT + "
+                       f"{decodes:,} × ITL = {float(t[-1]) * 1e3:.2f} ms. Prefill: {pre.derivation}"),
         "warnings": context_warnings(model, n + output_tokens),
     }
 

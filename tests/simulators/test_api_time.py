@@ -63,6 +63,57 @@ def test_extreme_but_valid_inputs_stay_finite(api_client):
     assert_finite(step(api_client, batch_size=1_000_000, context_tokens=5_000_000, tensor_parallel=1024))
 
 
+# Llama-3.1-70B, hand-derived (fit model: apps/simulators/modeling/memory.py):
+#   params: embedding 128,256 · 8,192 = 1,050,673,152, × 2 (untied LM head) = 2,101,346,304;
+#   per layer attention 2·8192·8192 + 2·8192·1024 = 150,994,944, MLP 3·8192·28672 = 704,643,072, norms 16,384
+#   → 855,654,400 × 80 = 68,452,352,000; + final norm 8,192 → 70,553,706,496 params (the "70.6e9")
+#   BF16 weights 2 B each = 141,107,412,992 B.
+#   Budget per GPU = memory_bytes × gpu_memory_utilization = 80e9 × 0.9 = 72.0e9 B (the catalog's decimal 80 GB).
+#   TP 1: weights alone 141.1e9 > 72e9.                                    → does not fit
+#   TP 2: weights 70,553,706,496 + activation peak 8192 · (4·8192 + 80·128/2 + 2·28672/2) · 2 + 256 · 128256/2 · 4
+#         = 1,156,186,112 + runtime 1.5e9 + KV (1024 cached + 1) · 2·80·(8/2)·128·2 = 1025 · 163,840 = 167,936,000
+#         = 73,377,828,608 B > 72.0e9 (by 1.38 GB: the weights fit, the activations and runtime do not)
+#   TP 4: 35,276,853,248 + ... ≈ 37.7e9 ≤ 72e9                            → min TP 4 at the default 0.9
+#   At gpu_memory_utilization 0.95 the budget is 76.0e9 ≥ 73.38e9         → min TP 2
+#   Smaller dtype at TP 1: fp8 = (70,553,706,496 − 2,101,346,304) · 1 B + 2,101,346,304 · 2 B (embedding and head
+#   stay 16-bit) = 72,655,052,800 B > 72e9 before activations → no; int4 = 68,452,360,192 · 0.5 + 4,202,692,608
+#   = 38,428,872,704 + 1,775,501,312 activations + 1.5e9 + 1025 · 327,680 KV = 42,040,246,016 ≤ 72e9 → int4.
+LLAMA_70B_BF16_TP2_BYTES = 70_553_706_496 + 1_156_186_112 + 1_500_000_000 + 1025 * 163_840
+
+
+def test_step_time_of_70b_bf16_on_one_h100_is_infeasible(api_client):
+    d = step(api_client, model="llama-3.1-70b", context_tokens=1024)
+    assert d["fits"] is False and d["feasible"] is False
+    assert d["min_tensor_parallel"] == 4 and d["fix_weight_dtype"] == "int4"
+    assert d["reason"] == ("Does not fit: the weights alone (141,107,412,992 B per GPU at TP 1, bf16) exceed the budget "
+                           "80,000,000,000 B × 0.9 = 72,000,000,000 B of each NVIDIA H100 SXM5 80GB.")
+    assert "tensor_parallel 4" in d["fix"] and "weight_dtype int4 at TP 1" in d["fix"]
+    assert d["note"].startswith("Does not fit") and d["weight_bytes"] == pytest.approx(141_107_412_992 - 2_101_346_304)
+    tp2 = step(api_client, model="llama-3.1-70b", context_tokens=1024, tensor_parallel=2)
+    assert LLAMA_70B_BF16_TP2_BYTES == 73_377_828_608
+    assert tp2["fits"] is False and f"{LLAMA_70B_BF16_TP2_BYTES:,} B per GPU at TP 2" in tp2["reason"]
+
+
+def test_step_time_of_70b_bf16_needs_tp_2_at_95_percent_utilization(api_client):
+    d = step(api_client, model="llama-3.1-70b", context_tokens=1024, gpu_memory_utilization=0.95)
+    assert d["fits"] is False and d["min_tensor_parallel"] == 2  # 73.38e9 ≤ 80e9 × 0.95 = 76e9
+    tp2 = step(api_client, model="llama-3.1-70b", context_tokens=1024, tensor_parallel=2, gpu_memory_utilization=0.95)
+    assert tp2["fits"] is True and tp2["feasible"] is True and tp2["fix"] == "" and tp2["fix_weight_dtype"] is None
+    assert tp2["reason"].startswith(f"Fits: {LLAMA_70B_BF16_TP2_BYTES:,} B of the 76,000,000,000 B budget")
+
+
+def test_step_time_with_a_tp_vllm_refuses_is_infeasible_though_it_fits(api_client):
+    d = step(api_client, tensor_parallel=3)  # 32 heads, 8 KV heads: 3 divides neither
+    assert d["fits"] is True and d["feasible"] is False and d["min_tensor_parallel"] == 1
+    assert "does not divide" in d["reason"] and "tensor_parallel 1" in d["fix"]
+
+
+def test_step_time_that_fits_says_so(api_client):
+    d = step(api_client)
+    assert (d["fits"], d["feasible"], d["min_tensor_parallel"], d["fix_weight_dtype"], d["fix"]) == (
+        True, True, 1, None, "")
+
+
 def curve(client, status=200, **body):
     base = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "prompt_tokens": 2048, "output_tokens": 256}
     return post(client, "throughput-latency", {**base, **body}, status)
@@ -85,6 +136,15 @@ def test_throughput_grows_with_batch_until_memory_is_full(api_client):
 def test_a_model_that_does_not_fit_gives_an_empty_curve(api_client):
     d = curve(api_client, model="llama-3.1-405b")
     assert d["points"] == [] and d["max_batch"] == 0 and "fits" in d["note"]
+    # 405.9e9 params × 2 B ≈ 811 GB: even 8 × 72 GB = 576 GB is too little, and int4 on one GPU (≈ 204 GB) too
+    assert d["fits"] is False and d["feasible"] is False
+    assert d["min_tensor_parallel"] is None and d["fix_weight_dtype"] is None and "nothing up to TP 8" in d["fix"]
+
+
+def test_curve_of_70b_on_one_h100_names_the_fix(api_client):
+    d = curve(api_client, model="llama-3.1-70b")
+    assert d["points"] == [] and d["fits"] is False and d["min_tensor_parallel"] == 4
+    assert curve(api_client, model="llama-3.1-70b", tensor_parallel=4)["fits"] is True
 
 
 @pytest.mark.parametrize("body, field", [({"prompt_tokens": 0}, "prompt_tokens"), ({"max_num_seqs": 0}, "max_num_seqs"),
@@ -117,6 +177,23 @@ def test_capacity_uses_the_catalog_price_by_default(api_client):
 def test_impossible_tpot_is_infeasible_not_an_error(api_client):
     d = capacity(api_client, slo={"ttft_p99_s": 1.0, "tpot_s": 0.0001})
     assert d["feasible"] is False and d["limiting_factor"] == "tpot_slo" and d["gpus"] == 0
+    # memory is not the problem: it fits on one GPU, and no TP or dtype fix is offered for an SLO
+    assert d["fits"] is True and d["min_tensor_parallel"] == 1 and d["fix"] == ""
+    assert d["reason"].startswith("Fits in memory, but no plan meets the SLOs")
+
+
+def test_capacity_that_fits_says_so(api_client):
+    d = capacity(api_client)
+    assert d["feasible"] is True and d["fits"] is True and d["fix"] == "" and d["reason"].startswith("Fits:")
+
+
+def test_capacity_of_70b_at_tp_1_is_infeasible_with_its_fix(api_client):
+    d = capacity(api_client, model="llama-3.1-70b", tensor_parallel=1)
+    # 1 sequence of 1000 + 200 tokens; the weights alone (141.1 GB) exceed 72 GB
+    assert d["feasible"] is False and d["fits"] is False and d["limiting_factor"] == "memory"
+    assert d["min_tensor_parallel"] == 4 and d["fix_weight_dtype"] == "int4"
+    auto = capacity(api_client, model="llama-3.1-70b")
+    assert auto["fits"] is True and auto["tp"] >= 4
 
 
 @pytest.mark.parametrize("body, field", [
@@ -143,12 +220,38 @@ def walk(client, status=200, **body):
 def test_request_walk_timeline(api_client):
     d = walk(api_client)
     assert d["tokenizer"] == "cl100k_base (client)" and d["prompt_tokens"] == 100
-    assert [s["kind"] for s in d["timeline"]] == ["prefill"] + ["decode"] * 10
+    # The prefill emits output token 1; 10 − 1 = 9 decode steps emit tokens 2 … 10 (as the engine does).
+    assert [s["kind"] for s in d["timeline"]] == ["prefill"] + ["decode"] * 9 and d["decode_steps"] == 9
+    assert [s["index"] for s in d["timeline"]] == list(range(1, 11))
     assert d["timeline"][0]["kv_bytes"] == 100 * 131_072
-    assert d["timeline"][-1]["kv_bytes"] == 110 * 131_072
+    # the last decode step feeds token 9 with 100 + 8 cached and writes its KV: 109 tokens; token 10 is never fed back
+    assert d["timeline"][-1]["kv_bytes"] == 109 * 131_072
     assert d["ttft_seconds"] == d["timeline"][0]["end_seconds"]
-    assert d["total_seconds"] == pytest.approx(d["ttft_seconds"] + 10 * d["itl_seconds"])
+    assert d["total_seconds"] == pytest.approx(d["ttft_seconds"] + 9 * d["itl_seconds"])
+    assert d["total_seconds"] == d["timeline"][-1]["end_seconds"]
     assert d["kv_bytes_per_token"] == 131_072 and d["decode_bound"] == "memory"
+    assert d["fits"] is True and d["feasible"] is True and d["fix"] == "" and d["min_tensor_parallel"] == 1
+
+
+def test_request_walk_of_one_output_token_is_the_prefill_alone(api_client):
+    d = walk(api_client, output_tokens=1)
+    assert [s["kind"] for s in d["timeline"]] == ["prefill"] and d["decode_steps"] == 0
+    assert d["total_seconds"] == d["ttft_seconds"] and d["itl_seconds"] == 0
+
+
+def test_request_walk_takes_tensor_parallel(api_client):
+    d = walk(api_client, tensor_parallel=8)
+    # 8 KV heads over 8 ranks: one head per GPU, 2 · 32 · 1 · 128 · 2 B = 16,384 B per token per GPU
+    assert d["kv_bytes_per_token"] == 16_384 and d["timeline"][0]["kv_bytes"] == 100 * 16_384
+    assert d["decode_weight_bytes_per_step"] == pytest.approx(LLAMA_8B_STEP_WEIGHTS / 8)
+
+
+def test_request_walk_of_70b_on_one_h100_is_infeasible(api_client):
+    d = walk(api_client, model="llama-3.1-70b")
+    # 141.1 GB of BF16 weights on one 80 GB GPU (see test_step_time_of_70b_bf16_on_one_h100_is_infeasible)
+    assert d["fits"] is False and d["feasible"] is False and d["min_tensor_parallel"] == 4
+    assert d["reason"].startswith("Does not fit: the weights alone") and "tensor_parallel 4" in d["fix"]
+    assert walk(api_client, model="llama-3.1-70b", tensor_parallel=4)["feasible"] is True
 
 
 def test_request_walk_tokenizes_text_approximately(api_client):

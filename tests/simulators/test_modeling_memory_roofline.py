@@ -128,3 +128,18 @@ def test_curve_runs_until_memory_is_full_and_throughput_rises():
 def test_curve_when_nothing_fits():
     c = throughput_latency_curve(MODELS["llama-3.1-70b"], GPUS["rtx-4090"], prompt_tokens=1000, output_tokens=100)
     assert c.max_batch == 0 and c.batch.size == 0
+
+
+def test_feasibility_of_70b_bf16_on_h100():
+    from apps.simulators.modeling import feasibility
+
+    m, g = MODELS["llama-3.1-70b"], GPUS["h100-sxm"]
+    # TP 2 holds 70,553,706,496 weights + 1,156,186,112 activations + 1.5e9 runtime + 1025 · 163,840 KV
+    # = 73,377,828,608 B per GPU: over 80e9 · 0.9 = 72e9, under 80e9 · 0.95 = 76e9
+    at_90 = feasibility(m, g, context_tokens=1025, tp=2)
+    assert at_90.total_bytes_per_gpu == 73_377_828_608 and at_90.budget_bytes == 72e9
+    assert not at_90.fits and at_90.min_tensor_parallel == 4
+    at_95 = feasibility(m, g, context_tokens=1025, tp=2, gpu_memory_utilization=0.95)
+    assert at_95.fits and at_95.feasible and at_95.fix == "" and at_95.min_tensor_parallel == 2
+    # TP 1: fp8 weights 68,452,360,192 · 1 + 2,101,346,304 · 2 = 72,655,052,800 B > 72e9 → the fix is int4
+    assert feasibility(m, g, context_tokens=1025, tp=1).fix_weight_dtype == "int4"

@@ -63,6 +63,25 @@ GPUSummary = output("GPUSummary", slug=S, name=S, memory_bytes=F, hbm_bandwidth_
                     interconnect_bandwidth_bytes_per_s=F, price_per_hour_usd=F)
 Warnings = serializers.ListField(child=serializers.CharField(), help_text="Things that are allowed but suspicious")
 
+
+
+def feasibility() -> dict:
+    """The verdict of every timing endpoint (step-time, throughput-latency, request-walk, capacity), from
+    modeling.memory.feasibility; fresh field instances for each response."""
+    return {
+        "fits": B(help_text="Weights + KV of this setup + activations + runtime fit in memory × "
+                            "gpu_memory_utilization on every GPU at this tensor_parallel"),
+        "feasible": B(help_text="It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the "
+                                "SLOs). When false, the timings are what it would take if it ran"),
+        "reason": S(help_text="Why, with the numbers: bytes per GPU against the budget, the TP rule, or the SLO"),
+        "min_tensor_parallel": I(allow_null=True, help_text="Smallest TP of 1, 2, 4, 8 that divides the heads and "
+                                                            "fits; null when none does"),
+        "fix_weight_dtype": S(allow_null=True, help_text="When it does not fit: the first lighter weight dtype of "
+                                                         "bf16, fp8, int4 that fits at this TP; else null"),
+        "fix": S(help_text="The smallest fix in words; empty when feasible"),
+    }
+
+
 KVCacheOutput = output(
     "KVCacheOutput", model=Summary(), bytes_per_token=F, bytes_per_token_per_gpu=F, bytes_per_sequence=F,
     bytes_per_sequence_per_gpu=F, total_bytes=F, per_gpu_bytes=F, all_gpus_bytes=F, heads_per_gpu=I,
@@ -83,18 +102,19 @@ StepTimeOutput = output(
     crossover_batch=F, crossover_reachable=B,
     roofline=output("Roofline", peak_flops_per_s=F, bandwidth_bytes_per_s=F, ridge_point_flops_per_byte=F,
                     points=many(RooflinePoint))(),
-    note=S, derivation=S, priors=serializers.DictField(), warnings=Warnings)
+    **feasibility(), note=S, derivation=S, feasibility_derivation=S, priors=serializers.DictField(), warnings=Warnings)
 CurvePoint = output("CurvePoint", batch_size=I, tpot_seconds=F, tpot_seconds_range=floats(), tokens_per_s=F,
                     tokens_per_s_range=floats(), tokens_per_s_per_gpu=F, bound=S)
 ThroughputLatencyOutput = output(
     "ThroughputLatencyOutput", model=Summary(), gpu=GPUSummary(), points=many(CurvePoint), max_batch=I,
-    tensor_parallel=I, bound=S, crossover_batch=F, note=S, derivation=S, warnings=Warnings)
+    tensor_parallel=I, bound=S, crossover_batch=F, **feasibility(), note=S, derivation=S, warnings=Warnings)
 CapacityOutput = output(
-    "CapacityOutput", model=Summary(), gpu=GPUSummary(), feasible=B, gpus=I, gpus_range=floats(), replicas=I,
+    "CapacityOutput", model=Summary(), gpu=GPUSummary(), gpus=I, gpus_range=floats(), replicas=I,
     replicas_range=floats(), tp=I(allow_null=True), batch_per_replica=I, requests_per_s_per_replica=F,
     ttft_seconds=F, tpot_seconds=F, utilization=F, price_per_gpu_hour_usd=F, usd_per_hour=F,
     usd_per_hour_range=floats(), usd_per_million_tokens=F, usd_per_million_tokens_range=floats(),
-    usd_per_million_output_tokens=F, limiting_factor=S, bound=S, note=S, derivation=S, warnings=Warnings)
+    usd_per_million_output_tokens=F, limiting_factor=S, bound=S, **feasibility(), note=S, derivation=S,
+    warnings=Warnings)
 SpeculativeOutput = output(
     "SpeculativeOutput", expected_tokens_per_step=F, speedup=F, optimal_draft_tokens=I, optimal_speedup=F, bound=S,
     note=S, curve=many(output("SpeculativePoint", draft_tokens=I, expected_tokens_per_step=F, speedup=F)),
@@ -120,15 +140,17 @@ MoEOutput = output(
     "MoEOutput", num_experts=I, top_k=I, tokens=I, expected_load_tokens=floats(), selection_probability=floats(),
     mean_load_tokens=F, imbalance=F, capacity_tokens=F, dropped_fraction=F, dropped_tokens=F, distinct_experts=F,
     expected_distinct_experts_uniform=F, all_to_all_bytes_per_layer=F, derivation=S)
-TimelineStep = output("TimelineStep", kind=S, index=I(required=False), tokens=I, start_seconds=F, end_seconds=F,
+TimelineStep = output("TimelineStep", kind=S, index=I(help_text="The output token the step emits (prefill: 1)"), tokens=I, start_seconds=F, end_seconds=F,
                       kv_bytes=F, bound=S)
 RequestWalkOutput = output(
     "RequestWalkOutput", model=Summary(), gpu=GPUSummary(), tokenizer=S, prompt_tokens=I,
     token_ids=serializers.ListField(child=serializers.IntegerField()),
     token_pieces=serializers.ListField(child=serializers.CharField()), output_tokens=I, ttft_seconds=F,
-    ttft_seconds_range=floats(), itl_seconds=F, itl_seconds_range=floats(), total_seconds=F, kv_bytes_per_token=F,
+    ttft_seconds_range=floats(), itl_seconds=F, itl_seconds_range=floats(),
+    total_seconds=F(help_text="TTFT (the prefill emits output token 1) + (output − 1) decode steps"),
+    decode_steps=I(help_text="output_tokens − 1"), kv_bytes_per_token=F,
     prefill_bound=S, decode_bound=S, bound=S, crossover_batch=F, decode_weight_bytes_per_step=F,
-    timeline=many(TimelineStep), derivation=S, warnings=Warnings)
+    timeline=many(TimelineStep), **feasibility(), derivation=S, warnings=Warnings)
 ServeConfigOutput = output(
     "ServeConfigOutput", model=Summary(), gpu=GPUSummary(), tensor_parallel=I, max_model_len=I, command=S,
     flags=many(output("ServeFlag", flag=S, value=serializers.JSONField(allow_null=True), why=S)), kubernetes_yaml=S, derivation=S,

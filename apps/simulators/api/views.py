@@ -165,7 +165,7 @@ class StepTimeApi(SimulatorApi):
     def calculate(self, request, data):
         return calculators.step_time_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
             data, "phase", "batch_size", "context_tokens", "prompt_tokens", "tensor_parallel", "weight_dtype",
-            "kv_dtype"))
+            "kv_dtype", "gpu_memory_utilization"))
 
 
 @documented("throughput-latency", i.ThroughputLatencyInput, o.ThroughputLatencyOutput, "Throughput vs TPOT as the batch grows")
@@ -253,7 +253,7 @@ class RequestWalkApi(SimulatorApi):
             raise InvalidInput("the prompt has no tokens", field="prompt")
         return calculators.request_walk_calculate(model=_model(request, data), gpu=_gpu(request, data), prompt=prompt,
                                                **_pick(data, "output_tokens", "batch_size", "tensor_parallel",
-                                                       "weight_dtype", "kv_dtype"))
+                                                       "weight_dtype", "kv_dtype", "gpu_memory_utilization"))
 
 
 @documented("serve-config", i.ServeConfigInput, o.ServeConfigOutput, "A `vllm serve` command and a Kubernetes Deployment")

@@ -9,7 +9,17 @@ from .collectives import CollectiveResult, collective_time
 from .curves import CurveResult, throughput_latency_curve
 from .errors import ModelInputError
 from .kv import KVCacheResult, kv_bytes_per_sequence, kv_bytes_per_token_per_layer, kv_cache
-from .memory import FitResult, MinTPResult, activation_peak_bytes, fit, min_tp, tp_is_valid, weight_bytes
+from .memory import (
+    Feasibility,
+    FitResult,
+    MinTPResult,
+    activation_peak_bytes,
+    feasibility,
+    fit,
+    min_tp,
+    tp_is_valid,
+    weight_bytes,
+)
 from .moe import MoELoadResult, distinct_experts, expert_load, routing_probabilities
 from .paged_kv import PagedKVResult, blocks_needed, paged_vs_contiguous
 from .prefix_cache import PrefixCacheResult, block_hashes, lru_hit_rate, synthetic_prompts

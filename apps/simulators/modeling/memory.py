@@ -18,12 +18,14 @@ context ~0.3–0.5 GB, NCCL/cuBLAS workspaces) and later CUDA-graph buffers
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ._util import MAX_BATCH, fmt, fraction, out, positive
 from .errors import ModelInputError
 from .kv import kv_bytes_per_sequence
+from .specs import DTYPE_BYTES as DTYPE_BYTES_OF
 from .specs import GPUSpec, ModelSpec, count_params, dtype_bytes
 
 DEFAULT_RUNTIME_OVERHEAD_BYTES = 1.5e9
@@ -169,3 +171,86 @@ def min_tp(
 def _check_tp(tp) -> None:
     if int(tp) != tp or tp < 1 or tp > 1024:
         raise ModelInputError("tp", "must be a whole number between 1 and 1024")
+
+
+# Smaller weight dtypes offered as a fix, most bytes first (the least lossy that fits wins). fp16 / int8 / mxfp4
+# weigh the same as or about what bf16 / fp8 / int4 do, so they add no new fix.
+FIX_WEIGHT_DTYPES = ("bf16", "fp8", "int4")
+
+
+@dataclass(frozen=True)
+class Feasibility:
+    """Can this setup run at all: memory fits at the requested TP, and vLLM accepts that TP for the model."""
+
+    fits: bool
+    tp_valid: bool
+    feasible: bool
+    reason: str
+    min_tensor_parallel: int | None  # smallest TP in 1, 2, 4, 8 that divides the heads and fits
+    fix_weight_dtype: str | None     # at the requested TP, the largest smaller weight dtype that fits
+    fix: str                         # the smallest fix in words ("" when feasible)
+    budget_bytes: float
+    total_bytes_per_gpu: float
+    weights_bytes_per_gpu: float
+    derivation: str
+
+
+def feasibility(
+    model: ModelSpec,
+    gpu: GPUSpec,
+    *,
+    context_tokens: float,
+    batch: float = 1,
+    tp: int = 1,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    gpu_memory_utilization: float = 0.9,
+    max_num_batched_tokens: float = 8192,
+) -> Feasibility:
+    """memory.fit for `batch` sequences of `context_tokens` at `tp`, the TP rule, and the smallest fix if either fails:
+    the minimum TP (min_tp) and, keeping the TP, the first of FIX_WEIGHT_DTYPES lighter than `weight_dtype` that fits."""
+    common: dict[str, Any] = dict(context_tokens=context_tokens, batch=batch, kv_dtype=kv_dtype,
+                                  gpu_memory_utilization=gpu_memory_utilization,
+                                  max_num_batched_tokens=max_num_batched_tokens)
+    r = fit(model, gpu, tp=tp, weight_dtype=weight_dtype, **common)
+    fits, valid = bool(r.fits), tp_is_valid(model, tp)
+    smallest = min_tp(model, gpu, weight_dtype=weight_dtype, **common)
+    dtype_fix = None
+    if not fits:
+        own = dtype_bytes(weight_dtype, "weight_dtype")
+        for candidate in FIX_WEIGHT_DTYPES:
+            if DTYPE_BYTES_OF[candidate] < own and bool(fit(model, gpu, tp=tp, weight_dtype=candidate, **common).fits):
+                dtype_fix = candidate
+                break
+    budget, total, weights = r.budget_bytes, float(r.total_bytes_per_gpu), r.weights_bytes_per_gpu
+    util = float(gpu_memory_utilization)
+    if not fits:
+        what = (f"the weights alone ({fmt(weights, 'B')} per GPU at TP {tp}, {weight_dtype}) exceed"
+                if weights > budget else
+                f"weights {fmt(weights, 'B')} + KV {fmt(r.kv_bytes_per_gpu, 'B')} + activations "
+                f"{fmt(r.activation_bytes_per_gpu, 'B')} + runtime {fmt(r.runtime_overhead_bytes, 'B')} = "
+                f"{fmt(total, 'B')} per GPU at TP {tp} exceed")
+        reason = (f"Does not fit: {what} the budget {fmt(gpu.memory_bytes, 'B')} × {util:g} = {fmt(budget, 'B')} "
+                  f"of each {gpu.name}.")
+    elif not valid:
+        reason = (f"tensor_parallel={tp} does not divide {model.name}'s {model.num_attention_heads} attention heads / "
+                  f"{model.num_kv_heads} KV heads; vLLM refuses it.")
+    else:
+        reason = (f"Fits: {fmt(total, 'B')} of the {fmt(budget, 'B')} budget per GPU at TP {tp}, room for "
+                  f"{fmt(r.max_concurrent_sequences)} sequences of this length.")
+    fixes = []
+    if not (fits and valid):
+        if smallest.tp is not None:
+            fixes.append(f"tensor_parallel {smallest.tp} (the smallest of {', '.join(map(str, TP_CHOICES))} that "
+                         f"divides the heads and fits)")
+        if dtype_fix:
+            fixes.append(f"weight_dtype {dtype_fix} at TP {tp}")
+        if not fixes:
+            fixes.append("nothing up to TP 8 at this dtype fits: a shorter context, fewer sequences, a smaller "
+                         "weight dtype with more GPUs, or pipeline parallelism across nodes")
+    fix = ("Smallest fix: " + "; or ".join(fixes) + ".") if fixes else ""
+    return Feasibility(
+        fits=fits, tp_valid=valid, feasible=fits and valid, reason=reason, min_tensor_parallel=smallest.tp,
+        fix_weight_dtype=dtype_fix, fix=fix, budget_bytes=budget, total_bytes_per_gpu=total,
+        weights_bytes_per_gpu=weights, derivation=r.derivation,
+    )

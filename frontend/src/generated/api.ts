@@ -1437,7 +1437,18 @@ export interface components {
             usd_per_hour: number;
             /** Format: double */
             usd_per_million_tokens: number;
+            /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
+            fits: boolean;
+            /** @description It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the SLOs). When false, the timings are what it would take if it ran */
             /** Format: double */
+            /** @description Why, with the numbers: bytes per GPU against the budget, the TP rule, or the SLO */
+            reason: string;
+            /** @description Smallest TP of 1, 2, 4, 8 that divides the heads and fits; null when none does */
+            min_tensor_parallel: number | null;
+            /** @description When it does not fit: the first lighter weight dtype of bf16, fp8, int4 that fits at this TP; else null */
+            fix_weight_dtype: string | null;
+            /** @description The smallest fix in words; empty when feasible */
+            fix: string;
             usd_per_million_output_tokens: number;
             limiting_factor: string;
             bound: string;
@@ -3733,8 +3744,6 @@ export interface components {
             /** Format: double */
             itl_seconds: number;
             /** Format: double */
-            total_seconds: number;
-            /** Format: double */
             kv_bytes_per_token: number;
             prefill_bound: string;
             decode_bound: string;
@@ -3792,6 +3801,12 @@ export interface components {
             phase: string;
             /** Format: double */
             arithmetic_intensity_flops_per_byte: number;
+            /**
+             * Format: double
+             * @description Share of GPU memory vLLM may use (the fit verdict)
+             * @default 0.9
+             */
+            gpu_memory_utilization: number;
             /** Format: double */
             achieved_flops_per_s: number;
             bound: string;
@@ -3802,7 +3817,26 @@ export interface components {
          *     * `prefix_aware` - prefix_aware
          * @enum {string}
          */
+            /**
+             * Format: double
+             * @description TTFT (the prefill emits output token 1) + (output − 1) decode steps
+             */
+            total_seconds: number;
+            /** @description output_tokens − 1 */
+            decode_steps: number;
         RouterEnum: "round_robin" | "least_outstanding" | "prefix_aware";
+            /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
+            fits: boolean;
+            /** @description It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the SLOs). When false, the timings are what it would take if it ran */
+            feasible: boolean;
+            /** @description Why, with the numbers: bytes per GPU against the budget, the TP rule, or the SLO */
+            reason: string;
+            /** @description Smallest TP of 1, 2, 4, 8 that divides the heads and fits; null when none does */
+            min_tensor_parallel: number | null;
+            /** @description When it does not fit: the first lighter weight dtype of bf16, fp8, int4 that fits at this TP; else null */
+            fix_weight_dtype: string | null;
+            /** @description The smallest fix in words; empty when feasible */
+            fix: string;
         SearchResponse: {
             query: string;
             /** @description The query after typo correction, if changed */
@@ -4158,6 +4192,12 @@ export interface components {
             /** @default true */
             chunked_prefill: boolean;
             /** @default false */
+            /**
+             * Format: double
+             * @description Share of GPU memory vLLM may use (the fit verdict)
+             * @default 0.9
+             */
+            gpu_memory_utilization: number;
             prefix_caching: boolean;
             /** @default 16 */
             block_size: components["schemas"]["BlockSizeEnum"];
@@ -4167,6 +4207,18 @@ export interface components {
              */
             gpu_memory_utilization: number;
             /** @default false */
+            /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
+            fits: boolean;
+            /** @description It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the SLOs). When false, the timings are what it would take if it ran */
+            feasible: boolean;
+            /** @description Why, with the numbers: bytes per GPU against the budget, the TP rule, or the SLO */
+            reason: string;
+            /** @description Smallest TP of 1, 2, 4, 8 that divides the heads and fits; null when none does */
+            min_tensor_parallel: number | null;
+            /** @description When it does not fit: the first lighter weight dtype of bf16, fp8, int4 that fits at this TP; else null */
+            fix_weight_dtype: string | null;
+            /** @description The smallest fix in words; empty when feasible */
+            fix: string;
             static_batching: boolean;
             /** @default bf16 */
             weight_dtype: components["schemas"]["DtypeEnum"];
@@ -4206,6 +4258,7 @@ export interface components {
             finished_at?: string | null;
             /** @description Base configuration, workload, SLOs and grid as submitted */
             request: unknown;
+            feasibility_derivation: string;
             pareto?: unknown;
             recommendation?: unknown;
             readonly results: components["schemas"]["SweepPointOutput"][];
@@ -4391,7 +4444,8 @@ export interface components {
             derivation: string;
         };
         TimelineStep: {
-            index?: number;
+            /** @description The output token the step emits (prefill: 1) */
+            index: number;
             kind: string;
             tokens: number;
             /** Format: double */
@@ -4477,6 +4531,18 @@ export interface components {
             /** @description Messages per offending field (dotted paths for nested input); empty when none */
             fields: {
                 [key: string]: string[];
+            /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
+            fits: boolean;
+            /** @description It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the SLOs). When false, the timings are what it would take if it ran */
+            feasible: boolean;
+            /** @description Why, with the numbers: bytes per GPU against the budget, the TP rule, or the SLO */
+            reason: string;
+            /** @description Smallest TP of 1, 2, 4, 8 that divides the heads and fits; null when none does */
+            min_tensor_parallel: number | null;
+            /** @description When it does not fit: the first lighter weight dtype of bf16, fp8, int4 that fits at this TP; else null */
+            fix_weight_dtype: string | null;
+            /** @description The smallest fix in words; empty when feasible */
+            fix: string;
             };
         };
     };

@@ -32,6 +32,11 @@ export function StepView({ step }: { step: SimulatorResults["step-time"] }) {
   }));
   return (
     <section aria-label="Step time">
+      {!step.feasible && (
+        <p className="lab-warning" role="status" data-testid="step-infeasible">
+          Not feasible: {step.reason} {step.fix} The times below are what the step would take if it ran.
+        </p>
+      )}
       <dl className="lab-stats">
         <Stat label="Step time" value={fmtSeconds(step.step_seconds)} range={fmtRange(step.step_seconds_range, fmtSeconds)} testId="step-seconds" />
         <Stat label="Bound" value={step.bound} testId="step-bound" />
@@ -85,7 +90,7 @@ export function CurveView({ curve, highlight }: { curve: SimulatorResults["throu
 }
 
 export function CostView({ cap }: { cap: SimulatorResults["capacity"] }) {
-  if (!cap.feasible) return <p className="lab-warning" data-testid="cost-infeasible">Not feasible: {cap.note}</p>;
+  if (!cap.feasible) return <p className="lab-warning" data-testid="cost-infeasible">Not feasible: {cap.note} {cap.fix}</p>;
   return (
     <dl className="lab-stats" aria-label="Cost">
       <Stat label="GPUs" value={String(cap.gpus)} range={fmtRange(cap.gpus_range, String)} testId="cost-gpus" />
