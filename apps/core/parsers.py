@@ -47,10 +47,15 @@ class StrictJSONParsing:
         return settings.DATA_UPLOAD_MAX_MEMORY_SIZE
 
     def parse(self, stream, media_type=None, parser_context=None):
-        limit = self.max_bytes()
+        limit, message = self.max_bytes(), self.too_large_message
+        view, request = (parser_context or {}).get("view"), (parser_context or {}).get("request")
+        if view is not None and request is not None and hasattr(view, "body_limit"):
+            own = view.body_limit(request)  # (bytes, message) of a view that costs more per byte than most
+            if own is not None and own[0] < limit:
+                limit, message = own
         raw = stream.read(limit + 1) if stream is not None else b""
         if len(raw) > limit:
-            raise ParseError(self.too_large_message)
+            raise ParseError(message)
         if not raw:
             return {}
         try:
