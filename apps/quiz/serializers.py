@@ -161,7 +161,7 @@ class AnswerResultSerializer(CheckResultSerializer):
     question = serializers.IntegerField()
     self_rating = serializers.CharField(allow_blank=True)
     duration_ms = serializers.IntegerField(allow_null=True)
-    over_time = serializers.BooleanField()
+    over_time = serializers.BooleanField(help_text="Interview answers after seconds_per_question are late: the verdict stands, the score is halved")
     answered = serializers.IntegerField()
     remaining = serializers.IntegerField()
     finished = serializers.BooleanField()
@@ -191,11 +191,11 @@ class SummarySerializer(serializers.Serializer):
     finished = serializers.BooleanField()
     by_topic = TopicScoreSerializer(many=True)
     by_level = LevelScoreSerializer(many=True)
-    weakest_topics = TopicScoreSerializer(many=True)
-    strongest_topics = TopicScoreSerializer(many=True)
+    weakest_topics = TopicScoreSerializer(many=True, help_text="Up to three lowest-scoring topics below full marks")
+    strongest_topics = TopicScoreSerializer(many=True, help_text="Up to three highest-scoring topics above zero, never one of the weakest")
     seconds_per_question = serializers.IntegerField(allow_null=True)
     time_used_ms = serializers.IntegerField()
-    over_time = serializers.IntegerField(help_text="Answers that took longer than seconds_per_question (interview)")
+    over_time = serializers.IntegerField(help_text="Answers that took longer than seconds_per_question (interview); each scored at half")
 
 
 class DiagnosisSerializer(serializers.ModelSerializer):

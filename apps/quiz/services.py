@@ -1,7 +1,8 @@
 """Checking answers, practice and interview sessions, the diagnosis game.
 
 Scores are in [0, 1]. Open questions are self-rated; a rating maps to a score (SELF_RATING_SCORES):
-again 0, hard 0.5, good 0.8, easy 1.0, and counts as correct from "good" up.
+again 0, hard 0.5, good 0.8, easy 1.0, and counts as correct from "good" up. In an interview, an answer given after
+the time per question is late: it keeps its verdict but scores LATE_SCORE_FACTOR of its score.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import hmac
 import random
 import re
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
 
@@ -39,6 +40,8 @@ from apps.quiz.models import (
 )
 
 SELF_RATING_SCORES = {"again": 0.0, "hard": 0.5, "good": 0.8, "easy": 1.0}
+LATE_SCORE_FACTOR = 0.5
+TOPICS_SHOWN = 3
 LEVEL_ORDER = [Level.CORE, Level.MID, Level.SENIOR, Level.STAFF]
 DEFAULT_SECONDS_PER_QUESTION = 120
 TOKEN_SALT = "apps.quiz.practice-session-token"
@@ -236,6 +239,9 @@ def practice_answer_create(
         response = answer
     if duration_ms is None:
         duration_ms = _elapsed_ms(session, now)
+    if is_over_time(session, duration_ms) and result.score:
+        # Late: the verdict stands, the score does not count in full.
+        result = replace(result, score=round(result.score * LATE_SCORE_FACTOR, 4))
     try:
         with transaction.atomic():
             recorded = PracticeAnswer.objects.create(
@@ -280,7 +286,12 @@ def practice_summary(*, session: PracticeSession) -> dict:
         group = [a for a in answers if a.question.level == level]
         if group:
             levels.append({"level": str(level), "answered": len(group), "correct": sum(a.correct for a in group), "score": _mean([a.score for a in group])})
+    # A topic is either weak or strong, never both: the weakest are the lowest-scoring ones below full marks, the
+    # strongest the highest-scoring of the rest above zero.
     ranked = sorted(topics, key=lambda t: (t["score"], t["topic"]))
+    weakest = [t for t in ranked if t["score"] < 1][:TOPICS_SHOWN]
+    weak = {t["topic"] for t in weakest}
+    strongest = [t for t in sorted(topics, key=lambda t: (-t["score"], t["topic"])) if t["topic"] not in weak and t["score"] > 0]
     summary = {
         "session": session.id,
         "mode": session.mode,
@@ -291,8 +302,8 @@ def practice_summary(*, session: PracticeSession) -> dict:
         "finished": session.finished_at is not None,
         "by_topic": topics,
         "by_level": levels,
-        "weakest_topics": ranked[:3],
-        "strongest_topics": sorted(topics, key=lambda t: (-t["score"], t["topic"]))[:3],
+        "weakest_topics": weakest,
+        "strongest_topics": strongest[:TOPICS_SHOWN],
         "seconds_per_question": session.seconds_per_question,
         "time_used_ms": sum(a.duration_ms or 0 for a in answers),
         "over_time": sum(is_over_time(session, a.duration_ms) for a in answers),

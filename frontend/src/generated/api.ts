@@ -1338,6 +1338,7 @@ export interface components {
             question: number;
             self_rating: string;
             duration_ms: number | null;
+            /** @description Interview answers after seconds_per_question are late: the verdict stands, the score is halved */
             over_time: boolean;
             answered: number;
             remaining: number;
@@ -4161,11 +4162,13 @@ export interface components {
             finished: boolean;
             by_topic: components["schemas"]["TopicScore"][];
             by_level: components["schemas"]["LevelScore"][];
+            /** @description Up to three lowest-scoring topics below full marks */
             weakest_topics: components["schemas"]["TopicScore"][];
+            /** @description Up to three highest-scoring topics above zero, never one of the weakest */
             strongest_topics: components["schemas"]["TopicScore"][];
             seconds_per_question: number | null;
             time_used_ms: number;
-            /** @description Answers that took longer than seconds_per_question (interview) */
+            /** @description Answers that took longer than seconds_per_question (interview); each scored at half */
             over_time: number;
         };
         /** @description One engine on a workload; the model and GPU are given as on every other simulator endpoint. */

@@ -7,12 +7,22 @@ export function verdict(result: CheckResult): string {
   return (result.score ?? 0) > 0 ? "Partly correct" : "Not quite";
 }
 
-export default function Result({ result }: { result: CheckResult }) {
-  const tone = result.correct ? "ok" : (result.score ?? 0) > 0 ? "partial" : "wrong";
+export function ratingLabel(value: string): string {
+  return RATINGS.find((rating) => rating.value === value)?.label ?? value;
+}
+
+/** A graded (or revealed) answer. A self-rated answer is shown as the learner's own rating, not as a verdict; a late
+ * interview answer says it was late and scores less. */
+export default function Result({ result, selfRating, late }: { result: CheckResult; selfRating?: string; late?: boolean }) {
+  const tone = selfRating ? "open" : result.correct ? "ok" : (result.score ?? 0) > 0 ? "partial" : "wrong";
+  const heading = selfRating ? `You rated: ${ratingLabel(selfRating)}` : verdict(result) + (late && result.correct ? ", but late" : "");
+  const scoreText = selfRating ? `counts ${percent(result.score)}` : `score ${percent(result.score)}`;
   return (
-    <section className={`result result-${result.correct === null ? "open" : tone}`} aria-live="polite" data-testid="result">
-      <h3>{verdict(result)}{result.score !== null && <span className="muted"> · score {percent(result.score)}</span>}</h3>
+    <section className={`result result-${result.correct === null ? "open" : tone}${late ? " result-late" : ""}`} aria-live="polite" data-testid="result">
+      <h3>{heading}{result.score !== null && <span className="muted"> · {scoreText}{late ? " (late: half marks)" : ""}</span>}</h3>
+      {selfRating && <p className="muted small">A self-rating: nobody graded this answer. Compare your draft with the model answer below.</p>}
       {result.explanation && <p className="explanation">{result.explanation}</p>}
+      {selfRating && <h4>Model answer</h4>}
       {/* answer_html is sanitized on the server. */}
       <div className="prose model-answer" dangerouslySetInnerHTML={{ __html: result.answer_html }} />
     </section>

@@ -40,6 +40,7 @@ export default function Runner() {
   const [revealed, setRevealed] = useState<CheckResult | null>(null);
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
+  const [draft, setDraft] = useState("");
   const startedAt = useRef(Date.now());
   const nextButton = useRef<HTMLButtonElement>(null);
 
@@ -88,12 +89,14 @@ export default function Runner() {
   function next() {
     if (!session) return;
     if (index + 1 >= session.questions.length) {
-      navigate(`/practice/session/${id}/summary`);
+      // Replace, so Back from the summary leaves the session instead of bouncing back to the summary.
+      navigate(`/practice/session/${id}/summary`, { replace: true });
       return;
     }
     setIndex(index + 1);
     setResult(null);
     setRevealed(null);
+    setDraft("");
     startedAt.current = Date.now();
   }
 
@@ -117,22 +120,32 @@ export default function Runner() {
       <QuestionChapters question={question} />
       <Prompt question={question} />
       {question.kind === "open" ? (
-        !revealed ? (
-          <button type="button" className="primary" onClick={reveal}>Reveal answer</button>
-        ) : !result ? (
-          <>
-            <Result result={revealed} />
-            <SelfRating onRate={(rating) => send({ self_rating: rating })} disabled={busy} />
-          </>
-        ) : null
+        <>
+          <div className="question-input">
+            <label className="field draft">
+              <span>Your answer (a draft for yourself: you rate it against the model answer)</span>
+              <textarea rows={5} value={draft} onChange={(event) => setDraft(event.target.value)} readOnly={revealed !== null} data-testid="draft" />
+            </label>
+            {!revealed && <button type="button" className="primary" onClick={reveal}>Reveal answer</button>}
+          </div>
+          {revealed && !result && (
+            <>
+              <Result result={revealed} />
+              <SelfRating onRate={(rating) => send({ self_rating: rating })} disabled={busy} />
+            </>
+          )}
+        </>
       ) : (
         <QuestionInput key={question.id} question={question} disabled={result !== null || busy} onSubmit={(answer) => send({ answer })} />
       )}
       {error && <p className="error" role="alert">{error}</p>}
       {result && (
         <>
-          {"over_time" in result && result.over_time && <p className="error">Over the time limit.</p>}
-          <Result result={result} />
+          {"over_time" in result && result.over_time && (
+            <p className="error" data-testid="late">Over the time limit: this answer is late and scores half.</p>
+          )}
+          <Result result={result} selfRating={"self_rating" in result && result.self_rating ? result.self_rating : undefined}
+            late={"over_time" in result && result.over_time} />
           <button type="button" className="primary" ref={nextButton} onClick={next}>
             {index + 1 >= session.questions.length ? (interview ? "See the report" : "See summary") : "Next question"}
           </button>

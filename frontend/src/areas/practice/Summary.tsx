@@ -45,10 +45,12 @@ export default function Summary() {
       {interview && (
         <p data-testid="interview-time">
           Time used {seconds(summary.time_used_ms)} ({summary.seconds_per_question} s per question) · {summary.over_time} over time
+          {summary.over_time > 0 && " (late answers score half)"}
         </p>
       )}
       <h2>Weakest topics</h2>
-      {summary.weakest_topics.length ? <TopicList topics={summary.weakest_topics} testId="weakest-topics" /> : <p className="muted">Answer a question first.</p>}
+      {summary.weakest_topics.length ? <TopicList topics={summary.weakest_topics} testId="weakest-topics" />
+        : <p className="muted">{summary.answered ? "None: every topic you answered scored full marks." : "Answer a question first."}</p>}
       {interview && summary.strongest_topics.length > 0 && (
         <>
           <h2>Strongest topics</h2>
