@@ -1420,7 +1420,18 @@ export interface components {
             tp: number | null;
             usd_per_hour_range: number[];
             usd_per_million_tokens_range: number[];
+            /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
+            fits: boolean;
+            /** @description It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the SLOs). When false, the timings are what it would take if it ran */
             feasible: boolean;
+            /** @description Why, with the numbers: bytes per GPU against the budget, the TP rule, or the SLO */
+            reason: string;
+            /** @description Smallest TP of 1, 2, 4, 8 that divides the heads and fits; null when none does */
+            min_tensor_parallel: number | null;
+            /** @description When it does not fit: the first lighter weight dtype of bf16, fp8, int4 that fits at this TP; else null */
+            fix_weight_dtype: string | null;
+            /** @description The smallest fix in words; empty when feasible */
+            fix: string;
             gpus: number;
             replicas: number;
             batch_per_replica: number;
@@ -1438,18 +1449,7 @@ export interface components {
             usd_per_hour: number;
             /** Format: double */
             usd_per_million_tokens: number;
-            /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
-            fits: boolean;
-            /** @description It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the SLOs). When false, the timings are what it would take if it ran */
             /** Format: double */
-            /** @description Why, with the numbers: bytes per GPU against the budget, the TP rule, or the SLO */
-            reason: string;
-            /** @description Smallest TP of 1, 2, 4, 8 that divides the heads and fits; null when none does */
-            min_tensor_parallel: number | null;
-            /** @description When it does not fit: the first lighter weight dtype of bf16, fp8, int4 that fits at this TP; else null */
-            fix_weight_dtype: string | null;
-            /** @description The smallest fix in words; empty when feasible */
-            fix: string;
             usd_per_million_output_tokens: number;
             limiting_factor: string;
             bound: string;
@@ -3736,7 +3736,26 @@ export interface components {
             token_pieces: string[];
             ttft_seconds_range: number[];
             itl_seconds_range: number[];
+            /**
+             * Format: double
+             * @description TTFT (the prefill emits output token 1) + (output − 1) decode steps
+             */
+            total_seconds: number;
+            /** @description output_tokens − 1 */
+            decode_steps: number;
             timeline: components["schemas"]["TimelineStep"][];
+            /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
+            fits: boolean;
+            /** @description It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the SLOs). When false, the timings are what it would take if it ran */
+            feasible: boolean;
+            /** @description Why, with the numbers: bytes per GPU against the budget, the TP rule, or the SLO */
+            reason: string;
+            /** @description Smallest TP of 1, 2, 4, 8 that divides the heads and fits; null when none does */
+            min_tensor_parallel: number | null;
+            /** @description When it does not fit: the first lighter weight dtype of bf16, fp8, int4 that fits at this TP; else null */
+            fix_weight_dtype: string | null;
+            /** @description The smallest fix in words; empty when feasible */
+            fix: string;
             tokenizer: string;
             prompt_tokens: number;
             output_tokens: number;
@@ -3802,12 +3821,6 @@ export interface components {
             phase: string;
             /** Format: double */
             arithmetic_intensity_flops_per_byte: number;
-            /**
-             * Format: double
-             * @description Share of GPU memory vLLM may use (the fit verdict)
-             * @default 0.9
-             */
-            gpu_memory_utilization: number;
             /** Format: double */
             achieved_flops_per_s: number;
             bound: string;
@@ -3818,26 +3831,7 @@ export interface components {
          *     * `prefix_aware` - prefix_aware
          * @enum {string}
          */
-            /**
-             * Format: double
-             * @description TTFT (the prefill emits output token 1) + (output − 1) decode steps
-             */
-            total_seconds: number;
-            /** @description output_tokens − 1 */
-            decode_steps: number;
         RouterEnum: "round_robin" | "least_outstanding" | "prefix_aware";
-            /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
-            fits: boolean;
-            /** @description It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the SLOs). When false, the timings are what it would take if it ran */
-            feasible: boolean;
-            /** @description Why, with the numbers: bytes per GPU against the budget, the TP rule, or the SLO */
-            reason: string;
-            /** @description Smallest TP of 1, 2, 4, 8 that divides the heads and fits; null when none does */
-            min_tensor_parallel: number | null;
-            /** @description When it does not fit: the first lighter weight dtype of bf16, fp8, int4 that fits at this TP; else null */
-            fix_weight_dtype: string | null;
-            /** @description The smallest fix in words; empty when feasible */
-            fix: string;
         SearchResponse: {
             query: string;
             /** @description The query after typo correction, if changed */
@@ -3889,6 +3883,7 @@ export interface components {
             kv_dtype: components["schemas"]["KvDtypeEnum"];
             /**
              * Format: double
+             * @description Share of GPU memory vLLM may use (the fit verdict)
              * @default 0.9
              */
             gpu_memory_utilization: number;
@@ -4101,6 +4096,12 @@ export interface components {
             weight_dtype: components["schemas"]["DtypeEnum"];
             /** @default bf16 */
             kv_dtype: components["schemas"]["DtypeEnum"];
+            /**
+             * Format: double
+             * @description Share of GPU memory vLLM may use (the fit verdict)
+             * @default 0.9
+             */
+            gpu_memory_utilization: number;
         };
         StepTimeOutput: {
             /** @description Things that are allowed but suspicious */
@@ -4110,6 +4111,18 @@ export interface components {
             step_seconds_range: number[];
             tokens_per_s_range: number[];
             roofline: components["schemas"]["Roofline"];
+            /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
+            fits: boolean;
+            /** @description It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the SLOs). When false, the timings are what it would take if it ran */
+            feasible: boolean;
+            /** @description Why, with the numbers: bytes per GPU against the budget, the TP rule, or the SLO */
+            reason: string;
+            /** @description Smallest TP of 1, 2, 4, 8 that divides the heads and fits; null when none does */
+            min_tensor_parallel: number | null;
+            /** @description When it does not fit: the first lighter weight dtype of bf16, fp8, int4 that fits at this TP; else null */
+            fix_weight_dtype: string | null;
+            /** @description The smallest fix in words; empty when feasible */
+            fix: string;
             priors: {
                 [key: string]: unknown;
             };
@@ -4149,6 +4162,7 @@ export interface components {
             crossover_reachable: boolean;
             note: string;
             derivation: string;
+            feasibility_derivation: string;
         };
         Summary: {
             /** Format: uuid */
@@ -4195,12 +4209,6 @@ export interface components {
             /** @default true */
             chunked_prefill: boolean;
             /** @default false */
-            /**
-             * Format: double
-             * @description Share of GPU memory vLLM may use (the fit verdict)
-             * @default 0.9
-             */
-            gpu_memory_utilization: number;
             prefix_caching: boolean;
             /** @default 16 */
             block_size: components["schemas"]["BlockSizeEnum"];
@@ -4210,18 +4218,6 @@ export interface components {
              */
             gpu_memory_utilization: number;
             /** @default false */
-            /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
-            fits: boolean;
-            /** @description It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the SLOs). When false, the timings are what it would take if it ran */
-            feasible: boolean;
-            /** @description Why, with the numbers: bytes per GPU against the budget, the TP rule, or the SLO */
-            reason: string;
-            /** @description Smallest TP of 1, 2, 4, 8 that divides the heads and fits; null when none does */
-            min_tensor_parallel: number | null;
-            /** @description When it does not fit: the first lighter weight dtype of bf16, fp8, int4 that fits at this TP; else null */
-            fix_weight_dtype: string | null;
-            /** @description The smallest fix in words; empty when feasible */
-            fix: string;
             static_batching: boolean;
             /** @default bf16 */
             weight_dtype: components["schemas"]["DtypeEnum"];
@@ -4261,7 +4257,6 @@ export interface components {
             finished_at?: string | null;
             /** @description Base configuration, workload, SLOs and grid as submitted */
             request: unknown;
-            feasibility_derivation: string;
             pareto?: unknown;
             recommendation?: unknown;
             readonly results: components["schemas"]["SweepPointOutput"][];
@@ -4438,6 +4433,18 @@ export interface components {
             model: components["schemas"]["ModelSummary"];
             gpu: components["schemas"]["GPUSummary"];
             points: components["schemas"]["CurvePoint"][];
+            /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
+            fits: boolean;
+            /** @description It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the SLOs). When false, the timings are what it would take if it ran */
+            feasible: boolean;
+            /** @description Why, with the numbers: bytes per GPU against the budget, the TP rule, or the SLO */
+            reason: string;
+            /** @description Smallest TP of 1, 2, 4, 8 that divides the heads and fits; null when none does */
+            min_tensor_parallel: number | null;
+            /** @description When it does not fit: the first lighter weight dtype of bf16, fp8, int4 that fits at this TP; else null */
+            fix_weight_dtype: string | null;
+            /** @description The smallest fix in words; empty when feasible */
+            fix: string;
             max_batch: number;
             tensor_parallel: number;
             bound: string;
@@ -4534,18 +4541,6 @@ export interface components {
             /** @description Messages per offending field (dotted paths for nested input); empty when none */
             fields: {
                 [key: string]: string[];
-            /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
-            fits: boolean;
-            /** @description It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the SLOs). When false, the timings are what it would take if it ran */
-            feasible: boolean;
-            /** @description Why, with the numbers: bytes per GPU against the budget, the TP rule, or the SLO */
-            reason: string;
-            /** @description Smallest TP of 1, 2, 4, 8 that divides the heads and fits; null when none does */
-            min_tensor_parallel: number | null;
-            /** @description When it does not fit: the first lighter weight dtype of bf16, fp8, int4 that fits at this TP; else null */
-            fix_weight_dtype: string | null;
-            /** @description The smallest fix in words; empty when feasible */
-            fix: string;
             };
         };
     };
