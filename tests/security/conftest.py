@@ -4,6 +4,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.journeys.conftest import desktop, open_page  # noqa: F401 - watched browser pages for the browser checks
+
 
 def signed_in(user):
     from rest_framework.test import APIClient

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from tests.journeys.conftest import desktop, open_page, sign_up  # noqa: F401 - the watched browser pages
+from tests.journeys.conftest import sign_up
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
