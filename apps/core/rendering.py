@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -27,13 +28,49 @@ ALLOWED_ATTRIBUTES = {
     "h2": {"id"},
     "h3": {"id"},
     "h4": {"id"},
+    # Live diagrams: the placeholder the reader mounts a component on (see apps.core.registry.DIAGRAMS).
+    "figure": {"class", "data-diagram", "data-params"},
 }
 
 
 def render_markdown(text: str) -> str:
     """CommonMark-ish Markdown (tables, fenced code, heading ids) to HTML that is safe to insert in a page."""
+    text = render_diagram_blocks(text)
     raw = markdown.markdown(text, extensions=["tables", "fenced_code", "sane_lists", "toc"], output_format="html")
     return nh3.clean(raw, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")
+
+
+def _diagram_figure(name: str, params: dict) -> str:
+    from apps.core.registry import DIAGRAMS
+
+    spec = DIAGRAMS[name]
+    full = {key: params.get(key, param["default"]) for key, param in spec["params"].items()}
+    setup = " · ".join(f"{key.replace('_', ' ')} {value}" for key, value in full.items())
+    data = html.escape(json.dumps(params, sort_keys=True, separators=(",", ":")), quote=True)
+    return (
+        f'\n\n<figure class="diagram" data-diagram="{name}" data-params="{data}">'
+        f'<figcaption><strong>{html.escape(spec["title"])}</strong> {html.escape(spec["caption"])}</figcaption>'
+        f'<div class="diagram-fallback">Live diagram ({html.escape(setup)}); '
+        f'<a href="/lab/{spec["lab"]}">open it in the Lab</a>.</div></figure>\n\n'
+    )
+
+
+def render_diagram_blocks(text: str) -> str:
+    """Each valid ```diagram block becomes a <figure class="diagram"> placeholder with a static fallback inside;
+    an invalid one is left as a code block (the loader and the authoring API report it with its line)."""
+    if "```diagram" not in text:
+        return text
+    from apps.core.registry import diagram_uses
+
+    out, last = [], 0
+    for use in diagram_uses(text):
+        if use.errors:
+            continue
+        start, end = use.span
+        out += [text[last:start], _diagram_figure(use.name, use.params)]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -43,7 +80,7 @@ class GlossaryEntry:
     definition: str
 
 
-SKIP_TAGS = {"code", "pre", "a", "h1", "h2", "h3", "h4", "h5", "h6", "abbr", "kbd"}
+SKIP_TAGS = {"figure", "code", "pre", "a", "h1", "h2", "h3", "h4", "h5", "h6", "abbr", "kbd"}
 SECTION_TAGS = {"h2", "h3"}
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import yaml
+
 from apps.core.content import (
     LoadContext,
     clean,
@@ -15,7 +17,7 @@ from apps.core.content import (
     set_m2m_if_changed,
     sync_by_slug,
 )
-from apps.core.registry import SIMULATORS
+from apps.core.registry import SIMULATORS, diagram_errors
 from apps.courses.graph import find_cycle
 from apps.courses.models import Chapter, Level, Part
 from apps.courses.services import glossary_entries, render_chapter_body
@@ -79,6 +81,7 @@ def load_chapters(ctx: LoadContext) -> None:
             ctx.error(path, line, "sources must be a list of non-empty strings (a file and function at a release, a paper, a datasheet)")
             continue
         key_numbers = [clean(item) for item in meta.get("key_numbers") or []]
+        _check_diagrams(ctx, path, body)
         unknown_simulators = [name for name in meta.get("simulators") or [] if name not in SIMULATORS]
         if unknown_simulators:
             ctx.error(path, line, f"unknown simulators: {', '.join(unknown_simulators)}")
@@ -101,6 +104,30 @@ def load_chapters(ctx: LoadContext) -> None:
     # Orders may be reshuffled between loads; free the (part, order) pairs first.
     _avoid_order_collisions(rows)
     sync_by_slug(ctx, Chapter, "chapters", rows)
+
+
+def _catalog_slugs(ctx: LoadContext) -> tuple[set[str], set[str]]:
+    """The model and GPU slugs of the catalog files (loaded after chapters, so read from the files here)."""
+    cached = getattr(ctx, "diagram_catalog", None)
+    if cached is None:
+        slugs = []
+        for name in ("models.yaml", "gpus.yaml"):
+            path = ctx.root / "catalog" / name
+            entries = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else []
+            slugs.append({entry["slug"] for entry in entries or [] if isinstance(entry, dict) and entry.get("slug")})
+        cached = ctx.diagram_catalog = (slugs[0], slugs[1])
+    return cached
+
+
+def _check_diagrams(ctx: LoadContext, path: Path, body: str) -> None:
+    """Each ```diagram block names a registered diagram, its parameters and catalog slugs; errors carry the file line."""
+    if "```diagram" not in body:
+        return
+    text = path.read_text(encoding="utf-8")
+    offset = text[: len(text) - len(body)].count("\n")
+    models, gpus = _catalog_slugs(ctx)
+    for line, message in diagram_errors(body, models=models, gpus=gpus):
+        ctx.error(path, offset + line, message)
 
 
 def _avoid_order_collisions(rows) -> None:

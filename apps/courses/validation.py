@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from apps.core.registry import simulator_errors
+from apps.core.registry import diagram_errors, simulator_errors
 from apps.core.validation import markdown_error, string_list_error
 from apps.courses.graph import find_cycle
 
@@ -29,12 +29,24 @@ def key_number_errors(value) -> list[str]:
     return []
 
 
+def catalog_slugs() -> dict[str, set[str]]:
+    """The model and GPU slugs a diagram may name (the simulator catalog as loaded)."""
+    from apps.simulators.models import GPU, ModelConfig
+
+    return {"models": set(ModelConfig.objects.values_list("slug", flat=True)),
+            "gpus": set(GPU.objects.values_list("slug", flat=True))}
+
+
 def chapter_errors(chapter) -> dict[str, list[str]]:
     """Errors by model field name for what a Chapter row holds itself."""
     errors: dict[str, list[str]] = {}
     problem = markdown_error(chapter.body)
     if problem:
         errors["body"] = [f"body {problem}"]
+    elif "```diagram" in chapter.body:
+        problems = diagram_errors(chapter.body, **catalog_slugs())
+        if problems:
+            errors["body"] = [f"line {line}: {message}" for line, message in problems]
     problem = markdown_error(chapter.summary)
     if problem:
         errors["summary"] = [f"summary {problem}"]
