@@ -44,7 +44,9 @@ if [[ "$DATABASE_URL" == postgres://postgres@127.0.0.1:5432/llmkit ]]; then
 fi
 PY=.venv/bin/python
 $PY manage.py migrate --noinput -v 0
-$PY manage.py load_content
+# Only when fixtures/ changed since the last load (a fingerprint kept in the database): a restart never rewrites
+# what authors changed in the admin or API, and a load touches only items the files own.
+$PY manage.py load_content --if-changed
 $PY manage.py collectstatic --noinput -v 0
 
 # Each worker runs under a restart loop: one that dies (killed, out of memory) is started again in 2 s, and the

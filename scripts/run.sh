@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 PY=.venv/bin/python
 $PY manage.py migrate --noinput -v 0
-$PY manage.py load_content
+$PY manage.py load_content --if-changed
 mkdir -p var/celery/queue var/celery/processed
 
 .venv/bin/celery -A config worker --loglevel=WARNING --concurrency=2 >var/celery-worker.log 2>&1 &

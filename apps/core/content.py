@@ -7,6 +7,7 @@ problem. If any were recorded the transaction is rolled back and nothing changes
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 from dataclasses import dataclass, field
@@ -16,9 +17,11 @@ import yaml
 from django.conf import settings
 from django.db import transaction
 
-from apps.core.models import Status
+from apps.core.models import ContentManifest, Status
 
 FIXTURES_DIR = Path(settings.BASE_DIR) / "fixtures"
+# What an entry's ``status`` may say; ``archived`` is only ever set by deleting through the API.
+FILE_STATUSES = [Status.DRAFT.value, Status.PUBLISHED.value]
 
 STEPS = [
     "apps.courses.content.load_parts",
@@ -57,6 +60,8 @@ class LoadContext:
     counts: dict[str, int] = field(default_factory=dict)
     # Objects created by earlier steps, by kind and slug, with where they were declared.
     registry: dict[str, dict[str, tuple]] = field(default_factory=dict)
+    # Slugs each kind's files name (saved as the ContentManifest when the load succeeds).
+    owned: dict[str, set[str]] = field(default_factory=dict)
 
     def error(self, path: Path | str, line: int, message: str) -> None:
         self.errors.append(ContentError(self.relative(path), line, message))
@@ -153,6 +158,21 @@ def require(ctx: LoadContext, path: Path, entry: dict, fields: dict[str, type | 
     return ok
 
 
+def files_fingerprint(root: Path) -> str:
+    """sha256 over every file under the content root (relative path and bytes), in path order."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in Path(root).rglob("*") if p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def load_needed(root: Path | None = None) -> bool:
+    """False when the last load was of exactly these files (``load_content --if-changed``)."""
+    manifest = ContentManifest.objects.filter(kind=ContentManifest.FILES).first()
+    return manifest is None or manifest.fingerprint != files_fingerprint(Path(root or FIXTURES_DIR))
+
+
 def load_all(root: Path | None = None) -> dict[str, int]:
     ctx = LoadContext(root=Path(root or FIXTURES_DIR))
     with transaction.atomic():
@@ -167,7 +187,20 @@ def load_all(root: Path | None = None) -> dict[str, int]:
         if ctx.errors:
             transaction.set_rollback(True)
             raise ContentInvalid(ctx.errors)
+        for kind, slugs in ctx.owned.items():
+            _save_manifest(kind, slugs=sorted(slugs))
+        _save_manifest(ContentManifest.FILES, fingerprint=files_fingerprint(ctx.root))
     return ctx.counts
+
+
+def _save_manifest(kind: str, **values) -> None:
+    manifest = ContentManifest.objects.filter(kind=kind).first()
+    if manifest is None:
+        ContentManifest.objects.create(kind=kind, **values)
+    elif any(getattr(manifest, name) != value for name, value in values.items()):
+        for name, value in values.items():
+            setattr(manifest, name, value)
+        manifest.save()
 
 
 def source_of(ctx: LoadContext, path: Path) -> str:
@@ -181,22 +214,50 @@ def source_of(ctx: LoadContext, path: Path) -> str:
 def entry_status(ctx: LoadContext, path: Path, entry: dict) -> str | None:
     """The optional ``status: draft|published`` of an entry (default published); None after recording an error."""
     status = entry.get("status", Status.PUBLISHED)
-    if status not in Status.values:
-        ctx.error(path, entry.get("__line__", 1), f"status must be one of {', '.join(Status.values)}")
+    if status not in FILE_STATUSES:
+        ctx.error(path, entry.get("__line__", 1), f"status must be one of {', '.join(FILE_STATUSES)}")
         return None
     return status
 
 
-def sync_by_slug(ctx: LoadContext, model, kind: str, rows: list[tuple[dict, dict, Path, int]]) -> None:
-    """Creates or updates one object per slug and unpublishes objects whose slug left the files.
+def slug_lookup(ctx: LoadContext, path: Path, entry: dict) -> dict:
+    """The row key of an entry: its slug, and the slugs it was renamed from (``renamed_from: old`` or a list).
 
-    ``rows`` holds (slug-keyed lookup, field values, path, line). Only changed objects are written, so a second
-    load changes nothing. Objects missing from the files are set to draft rather than deleted: deleting would
-    cascade to learners' data (practice answers, flashcard reviews), while a draft keeps it, disappears for
-    learners, retires its flashcards, and comes back if the slug returns to the files. Authors delete for good
-    in the admin.
+    The fixture format has no other stable id, so a rename is declared: the object that had the old slug takes the
+    new one and keeps its primary key, hence its flashcard, learners' reviews and practice answers. The exporter
+    does not write ``renamed_from``; authors drop it once every database has loaded the rename.
+    """
+    renamed = entry.get("renamed_from") or []
+    if isinstance(renamed, str):
+        renamed = [renamed]
+    if not isinstance(renamed, list) or not all(isinstance(item, str) and item for item in renamed):
+        ctx.error(path, entry.get("__line__", 1), "renamed_from must be a slug or a list of slugs")
+        renamed = []
+    return {"slug": entry["slug"], "renamed_from": renamed}
+
+
+def owned_slugs(model, kind: str) -> set[str]:
+    """The slugs of ``kind`` the fixture files owned at the last load. Before any manifest existed the loader set
+    ``source_file`` on everything it wrote (the API never sets it), so that stands in for a first manifest."""
+    manifest = ContentManifest.objects.filter(kind=kind).first()
+    if manifest is not None:
+        return set(manifest.slugs)
+    return set(model.objects.exclude(source_file="").values_list("slug", flat=True))
+
+
+def sync_by_slug(ctx: LoadContext, model, kind: str, rows: list[tuple[dict, dict, Path, int]]) -> None:
+    """Creates or updates one object per slug named in the files; retires objects the files owned and dropped.
+
+    ``rows`` holds (lookup from ``slug_lookup``, field values, path, line). Only changed objects are written, so a
+    second load changes nothing. The loader manages only what the files own: an object is retired (set to draft)
+    when its slug was in the files at the last load (``ContentManifest``) and is not any more; objects authored in
+    the admin or API and never named by a file are left alone. Retiring keeps the row, so learners' practice
+    answers and reviews stay, the flashcard is suspended, and bringing the slug back publishes it again and
+    unsuspends the cards of learners who had them active. ``renamed_from`` carries an object over to a new slug.
     """
     existing = {obj.slug: obj for obj in model.objects.all()}
+    owned = owned_slugs(model, kind)
+    named = {lookup["slug"] for lookup, _, _, _ in rows}
     seen = set()
     for lookup, values, path, line in rows:
         slug = lookup["slug"]
@@ -206,6 +267,15 @@ def sync_by_slug(ctx: LoadContext, model, kind: str, rows: list[tuple[dict, dict
         seen.add(slug)
         values = {"source_file": source_of(ctx, path), **values}
         obj = existing.get(slug)
+        for old in lookup.get("renamed_from", ()):
+            if old in named:
+                ctx.error(path, line, f"renamed_from '{old}': that slug is still in the files")
+            elif obj is None and old in existing:
+                obj = existing.pop(old)
+                obj.slug = slug
+                obj.save(update_fields=["slug"])
+                existing[slug] = obj
+                owned.discard(old)
         if obj is None:
             obj = model.objects.create(slug=slug, **values)
         elif any(getattr(obj, name) != value for name, value in values.items()):
@@ -214,9 +284,10 @@ def sync_by_slug(ctx: LoadContext, model, kind: str, rows: list[tuple[dict, dict
             obj.save()
         ctx.register(kind, slug, obj, path, line)
     for slug, obj in existing.items():
-        if slug not in seen and obj.status != Status.DRAFT:
+        if slug in owned and slug not in seen and obj.status == Status.PUBLISHED:
             obj.status = Status.DRAFT
             obj.save(update_fields=["status", "updated_at"])
+    ctx.owned[kind] = seen
     ctx.counts[kind] = len(seen)
 
 

@@ -6,6 +6,9 @@ from apps.core.permissions import is_author
 class Status(models.TextChoices):
     DRAFT = "draft", "Draft"
     PUBLISHED = "published", "Published"
+    # Deleted through the API: hidden from learners and authors' lists and from exports, but the row stays so
+    # learners' practice answers, progress and flashcard reviews keep pointing at it (the admin can restore it).
+    ARCHIVED = "archived", "Archived"
 
 
 class PublishedQuerySet(models.QuerySet):
@@ -18,7 +21,11 @@ class PublishedQuerySet(models.QuerySet):
 
     def for_author(self, author: bool):
         """``visible_to`` with the author check already made (it costs a query per call)."""
-        return self.all() if author else self.published()
+        return self.exclude(status=Status.ARCHIVED) if author else self.published()
+
+    def live(self):
+        """Everything but archived items (what exports and authors' lists hold)."""
+        return self.exclude(status=Status.ARCHIVED)
 
 
 class ContentModel(models.Model):
@@ -39,3 +46,19 @@ class ContentModel(models.Model):
 
     def __str__(self) -> str:
         return self.slug
+
+
+class ContentManifest(models.Model):
+    """What the last ``load_content`` loaded: per kind, the slugs the fixture files own (the loader retires only
+    those when they leave the files; items authored in the admin or API are never in it), and under the kind
+    ``FILES`` the fingerprint of the fixture files (``load_content --if-changed`` skips an unchanged tree)."""
+
+    FILES = "__files__"
+
+    kind = models.CharField(max_length=40, unique=True)
+    slugs = models.JSONField(default=list, blank=True)
+    fingerprint = models.CharField(max_length=64, blank=True)
+    loaded_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return self.kind

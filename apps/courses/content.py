@@ -15,6 +15,7 @@ from apps.core.content import (
     parse_yaml,
     require,
     set_m2m_if_changed,
+    slug_lookup,
     sync_by_slug,
 )
 from apps.core.registry import SIMULATORS, diagram_errors
@@ -32,7 +33,7 @@ def load_parts(ctx: LoadContext) -> None:
         status = entry_status(ctx, path, entry)
         if require(ctx, path, entry, {"slug": str, "title": str, "order": int}) and status is not None:
             values = {"title": entry["title"], "order": entry["order"], "summary": entry.get("summary") or "", "status": status}
-            rows.append(({"slug": entry["slug"]}, values, path, entry["__line__"]))
+            rows.append((slug_lookup(ctx, path, entry), values, path, entry["__line__"]))
     sync_by_slug(ctx, Part, "parts", rows)
 
 
@@ -100,7 +101,7 @@ def load_chapters(ctx: LoadContext) -> None:
             "status": status,
         }
         ctx.chapter_links[meta["slug"]] = (path, line, list(meta.get("prerequisites") or []), list(meta.get("glossary") or []))
-        rows.append(({"slug": meta["slug"]}, values, path, line))
+        rows.append((slug_lookup(ctx, path, meta), values, path, line))
     # Orders may be reshuffled between loads; free the (part, order) pairs first.
     _avoid_order_collisions(rows)
     sync_by_slug(ctx, Chapter, "chapters", rows)

@@ -9,7 +9,7 @@ from apps.courses.models import Chapter, Part
 def export_parts(root: Path, written: list[Path]) -> None:
     rows = [
         with_status({"slug": part.slug, "title": part.title, "order": part.order, "summary": part.summary}, part.status)
-        for part in Part.objects.order_by("order", "slug")
+        for part in Part.objects.live().order_by("order", "slug")
     ]
     write_text(root / "parts.yaml", dump_yaml(rows), written)
 
@@ -35,7 +35,7 @@ def chapter_meta(chapter: Chapter) -> dict:
 
 
 def export_chapters(root: Path, written: list[Path]) -> None:
-    chapters = Chapter.objects.select_related("part").prefetch_related("prerequisites", "glossary_terms")
+    chapters = Chapter.objects.live().select_related("part").prefetch_related("prerequisites", "glossary_terms")
     for chapter in chapters.order_by("part__order", "order", "slug"):
         path = root / "chapters" / chapter.part.slug / f"{chapter.order:02d}-{chapter.slug}.md"
         write_text(path, f"---\n{dump_yaml(chapter_meta(chapter))}---\n{chapter.body}", written)

@@ -77,7 +77,8 @@ class ProgressStatus(models.TextChoices):
 
 class ChapterProgress(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chapter_progress")
-    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="progress")
+    # PROTECT: deleting a chapter must never take learners' progress with it; the API archives instead.
+    chapter = models.ForeignKey(Chapter, on_delete=models.PROTECT, related_name="progress")
     status = models.CharField(max_length=12, choices=ProgressStatus.choices)
     updated_at = models.DateTimeField(auto_now=True)
 

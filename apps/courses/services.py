@@ -287,7 +287,9 @@ def chapter_for_authoring(slug: str) -> Chapter:
 
 
 def chapter_delete(chapter: Chapter) -> None:
-    chapter.delete()
+    """Archives: learners' progress keeps its chapter (see Status.ARCHIVED)."""
+    chapter.status = Status.ARCHIVED
+    chapter.save(update_fields=["status", "updated_at"])
 
 
 def rerender_chapters_mentioning(names: list[str], **_signal) -> int:

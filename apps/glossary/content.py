@@ -1,6 +1,14 @@
 """Loader steps for glossary terms (fixtures/glossary/*.yaml)."""
 
-from apps.core.content import LoadContext, entry_status, load_yaml_list, require, set_m2m_if_changed, sync_by_slug
+from apps.core.content import (
+    LoadContext,
+    entry_status,
+    load_yaml_list,
+    require,
+    set_m2m_if_changed,
+    slug_lookup,
+    sync_by_slug,
+)
 from apps.core.registry import SIMULATORS
 from apps.glossary.models import Term
 
@@ -30,7 +38,7 @@ def load_terms(ctx: LoadContext) -> None:
                 "status": status,
             }
             ctx.term_links[entry["slug"]] = (path, entry["__line__"], list(entry.get("related") or []), list(entry.get("chapters") or []))
-            rows.append(({"slug": entry["slug"]}, values, path, entry["__line__"]))
+            rows.append((slug_lookup(ctx, path, entry), values, path, entry["__line__"]))
     sync_by_slug(ctx, Term, "terms", rows)
 
 

@@ -26,7 +26,7 @@ def term_row(term: Term) -> dict:
 
 def export_terms(root: Path, written: list[Path]) -> None:
     by_file: dict[str, list[dict]] = defaultdict(list)
-    for term in Term.objects.prefetch_related("related", "chapters").order_by("id"):
+    for term in Term.objects.live().prefetch_related("related", "chapters").order_by("id"):
         by_file[target_file(term.source_file, "glossary", DEFAULT_FILE)].append(term_row(term))
     for name, rows in sorted(by_file.items()):
         write_text(root / name, dump_yaml(rows), written)

@@ -127,5 +127,6 @@ def term_for_authoring(slug: str) -> Term:
 @transaction.atomic
 def term_delete(term: Term) -> None:
     names = [term.term, *term.aliases]
-    term.delete()
+    term.status = Status.ARCHIVED  # archived, not deleted: the term's card keeps learners' reviews
+    term.save(update_fields=["status", "updated_at"])
     term_names_changed.send(sender=Term, names=names)

@@ -12,6 +12,7 @@ from apps.core.content import (
     load_yaml_list,
     require,
     set_m2m_if_changed,
+    slug_lookup,
     sync_by_slug,
 )
 from apps.courses.models import Level
@@ -122,14 +123,16 @@ def load_questions(ctx: LoadContext) -> None:
                 continue
             values, question_links = parsed
             slug = entry["slug"]
-            old = previous.get(slug)
+            lookup = slug_lookup(ctx, path, entry)
+            # A renamed question keeps its key version (and its pk, so learners' history) from its old slug.
+            old = previous.get(slug) or next((previous[name] for name in lookup["renamed_from"] if name in previous), None)
             # A changed answer key invalidates what learners were graded against: bump the version.
             if old is None:
                 values["key_version"] = 1
             else:
                 values["key_version"] = old[2] if (old[0], old[1]) == (values["kind"], values["key"]) else old[2] + 1
             links.setdefault(slug, question_links)
-            rows.append(({"slug": slug}, values, path, entry["__line__"]))
+            rows.append((lookup, values, path, entry["__line__"]))
     sync_by_slug(ctx, Question, "questions", rows)
     _link_questions(ctx, links)
 
@@ -170,7 +173,7 @@ def _load_simple(ctx: LoadContext, path: Path, required: dict, build) -> tuple[l
         if chapters is None:
             continue
         chapter_links[entry["slug"]] = _lookup_all(ctx, path, entry["__line__"], "chapters", chapters, f"'{entry['slug']}': chapters")
-        rows.append(({"slug": entry["slug"]}, values, path, entry["__line__"]))
+        rows.append((slug_lookup(ctx, path, entry), values, path, entry["__line__"]))
     return rows, chapter_links
 
 

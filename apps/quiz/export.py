@@ -28,7 +28,7 @@ def question_row(question: Question) -> dict:
 
 def export_questions(root: Path, written: list[Path]) -> None:
     by_file: dict[str, list[dict]] = defaultdict(list)
-    for question in Question.objects.prefetch_related("topics", "chapters", "glossary_terms").order_by("id"):
+    for question in Question.objects.live().prefetch_related("topics", "chapters", "glossary_terms").order_by("id"):
         by_file[target_file(question.source_file, "questions", DEFAULT_FILE)].append(question_row(question))
     for name, rows in sorted(by_file.items()):
         write_text(root / name, dump_yaml(rows), written)
@@ -44,7 +44,7 @@ def export_numbers(root: Path, written: list[Path]) -> None:
             "slug": number.slug, "label": number.label, "value": number.value, "unit": number.unit,
             "source": number.source, "derivation": number.derivation, "chapters": _chapters(number),
         }, number.status)
-        for number in NumberToMemorize.objects.prefetch_related("chapters").order_by("id")
+        for number in NumberToMemorize.objects.live().prefetch_related("chapters").order_by("id")
     ]
     write_text(root / "numbers.yaml", dump_yaml(rows), written)
 
@@ -55,6 +55,6 @@ def export_diagnosis(root: Path, written: list[Path]) -> None:
             "slug": scenario.slug, "symptom": scenario.symptom, "details": scenario.details, "answer": scenario.answer,
             "reasoning": scenario.reasoning, "chapters": _chapters(scenario),
         }, scenario.status)
-        for scenario in DiagnosisScenario.objects.prefetch_related("chapters").order_by("id")
+        for scenario in DiagnosisScenario.objects.live().prefetch_related("chapters").order_by("id")
     ]
     write_text(root / "diagnosis.yaml", dump_yaml(rows), written)

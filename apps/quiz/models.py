@@ -127,7 +127,8 @@ class PracticeSession(models.Model):
 
 class PracticeAnswer(models.Model):
     session = models.ForeignKey(PracticeSession, on_delete=models.CASCADE, related_name="answers")
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="practice_answers")
+    # PROTECT: deleting a question must never take learners' answers with it; the API archives instead.
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="practice_answers")
     response = models.JSONField(default=dict, blank=True)
     score = models.FloatField()
     correct = models.BooleanField()

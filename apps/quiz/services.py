@@ -396,4 +396,6 @@ def question_authoring(question: Question, warnings: list[str] | None = None) ->
 
 
 def question_delete(question: Question) -> None:
-    question.delete()
+    """Archives: learners' practice answers and the card's reviews keep their question (see Status.ARCHIVED)."""
+    question.status = Status.ARCHIVED
+    question.save(update_fields=["status", "updated_at"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-from apps.core.content import LoadContext, clean, entry_status, load_yaml_list, sync_by_slug
+from apps.core.content import LoadContext, clean, entry_status, load_yaml_list, slug_lookup, sync_by_slug
 from apps.simulators.modeling import GPUSpec, ModelInputError, ModelSpec
 from apps.simulators.models import GPU, ModelConfig
 
@@ -31,11 +31,12 @@ def _load(ctx: LoadContext, path: Path, spec_cls: type, model, kind: str) -> Non
     for entry in load_yaml_list(ctx, path):
         line = entry.get("__line__", 1)
         status = entry_status(ctx, path, entry)
-        values = _checked(ctx, path, line, clean({k: v for k, v in entry.items() if k != "status"}), spec_cls)
+        lookup = slug_lookup(ctx, path, {**entry, "slug": entry.get("slug")})
+        values = _checked(ctx, path, line, clean({k: v for k, v in entry.items() if k not in ("status", "renamed_from")}), spec_cls)
         if values is None or status is None:
             continue
         slug = values.pop("slug")
-        rows.append(({"slug": slug}, {**{k: v for k, v in values.items() if k in columns}, "status": status}, path, line))
+        rows.append(({**lookup, "slug": slug}, {**{k: v for k, v in values.items() if k in columns}, "status": status}, path, line))
     sync_by_slug(ctx, model, kind, rows)
 
 

@@ -18,5 +18,5 @@ def catalog_row(obj, spec_cls: type) -> dict:
 
 def export_catalog(root: Path, written: list[Path]) -> None:
     for model, spec_cls, name in ((ModelConfig, ModelSpec, "models.yaml"), (GPU, GPUSpec, "gpus.yaml")):
-        rows = [catalog_row(obj, spec_cls) for obj in model.objects.order_by("id")]
+        rows = [catalog_row(obj, spec_cls) for obj in model.objects.live().order_by("id")]
         write_text(root / "catalog" / name, dump_yaml(rows), written)

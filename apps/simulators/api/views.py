@@ -10,6 +10,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from apps.core.exceptions import InvalidInput
+from apps.core.models import Status
 from apps.core.permissions import IsAuthorOrReadOnly
 from apps.simulators import calculators, catalog, sweeps
 from apps.simulators.api import inputs as i
@@ -63,7 +64,9 @@ class CatalogDetailApi(CatalogApi, generics.RetrieveAPIView):
         return Response(self.written(row, data.validated_data))
 
     def delete(self, request, slug: str):
-        get_object_or_404(self.model, slug=slug).delete()
+        row = get_object_or_404(self.model.objects.live(), slug=slug)
+        row.status = Status.ARCHIVED  # archived, not deleted (see Status.ARCHIVED)
+        row.save(update_fields=["status", "updated_at"])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
