@@ -6,19 +6,22 @@ so a second load of the same files writes nothing.
 
 Decks: "all"; one per curriculum part (cards whose source links to a chapter of that part: questions through
 Question.chapters, terms through Term.chapters, numbers through NumberToMemorize.chapters); one per question topic
-(question cards only — terms and numbers have no topics and reach decks through their chapters' parts).
+(question cards only — terms and numbers have no topics and reach decks through their chapters' parts); one per
+chapter, a child of its part's deck in the deck tree (``Deck.parent``), holding the cards linked to that chapter. A
+part's deck is therefore exactly the union of its chapters' decks, so its counts are the rolled-up counts of its
+subtree with every card counted once.
 """
 
 from __future__ import annotations
 
 import hashlib
 
-from django.db import transaction
+from django.db import models, transaction
 
 from apps.core.content import LoadContext
 from apps.core.models import Status
 from apps.core.rendering import render_markdown
-from apps.courses.models import Part
+from apps.courses.models import Chapter, Part
 from apps.flashcards.models import Card, Deck, DeckKind, SourceType, UserCard
 from apps.glossary.models import Term
 from apps.quiz.models import NumberToMemorize, Question, Topic
@@ -58,10 +61,21 @@ def deck_slug_for_part(part: Part) -> str:
     return f"part-{part.slug}"
 
 
+def deck_slug_for_chapter(chapter: Chapter) -> str:
+    return f"chapter-{chapter.slug}"
+
+
+def chapter_deck_order(chapter: Chapter) -> int:
+    return 1000 + chapter.part.order * 100 + chapter.order
+
+
 def hidden_deck_slugs() -> set[str]:
-    """Decks of parts that are not published (drafts, or unpublished since the last content load): learners neither
-    see nor add them."""
-    return {deck_slug_for_part(part) for part in Part.objects.exclude(status=Status.PUBLISHED).only("slug")}
+    """Decks of parts that are not published (drafts, or unpublished since the last content load), and of chapters
+    that are not published or sit in such a part: learners neither see nor add them."""
+    hidden = {deck_slug_for_part(part) for part in Part.objects.exclude(status=Status.PUBLISHED).only("slug")}
+    chapters = Chapter.objects.filter(
+        ~models.Q(status=Status.PUBLISHED) | ~models.Q(part__status=Status.PUBLISHED)).only("slug")
+    return hidden | {deck_slug_for_chapter(chapter) for chapter in chapters}
 
 
 def deck_slug_for_topic(topic: Topic) -> str:
@@ -70,18 +84,24 @@ def deck_slug_for_topic(topic: Topic) -> str:
 
 def sync_decks() -> dict[str, Deck]:
     """Creates/updates the decks the curriculum implies, deletes the rest; returns them by slug."""
-    wanted: dict[str, tuple[str, str, int]] = {"all": ("All cards", DeckKind.ALL, 0)}
+    # slug → (title, kind, order, parent slug); parents come before their children
+    wanted: dict[str, tuple[str, str, int, str | None]] = {"all": ("All cards", DeckKind.ALL, 0, None)}
     for part in Part.objects.all():
-        wanted[deck_slug_for_part(part)] = (part.title, DeckKind.PART, 100 + part.order)
+        wanted[deck_slug_for_part(part)] = (part.title, DeckKind.PART, 100 + part.order, None)
+    for chapter in Chapter.objects.select_related("part"):
+        wanted[deck_slug_for_chapter(chapter)] = (chapter.title, DeckKind.CHAPTER, chapter_deck_order(chapter),
+                                                  deck_slug_for_part(chapter.part))
     for index, topic in enumerate(Topic.objects.order_by("slug")):
-        wanted[deck_slug_for_topic(topic)] = (topic.slug.replace("-", " ").capitalize(), DeckKind.TOPIC, 10_000 + index)
+        wanted[deck_slug_for_topic(topic)] = (topic.slug.replace("-", " ").capitalize(), DeckKind.TOPIC, 10_000 + index,
+                                              None)
     decks = {deck.slug: deck for deck in Deck.objects.all()}
-    for slug, (title, kind, order) in wanted.items():
+    for slug, (title, kind, order, parent_slug) in wanted.items():
         deck = decks.get(slug)
+        parent_id = decks[parent_slug].pk if parent_slug else None
         if deck is None:
-            decks[slug] = Deck.objects.create(slug=slug, title=title, kind=kind, order=order)
-        elif (deck.title, deck.kind, deck.order) != (title, kind, order):
-            deck.title, deck.kind, deck.order = title, kind, order
+            decks[slug] = Deck.objects.create(slug=slug, title=title, kind=kind, order=order, parent_id=parent_id)
+        elif (deck.title, deck.kind, deck.order, deck.parent_id) != (title, kind, order, parent_id):
+            deck.title, deck.kind, deck.order, deck.parent_id = title, kind, order, parent_id
             deck.save()
     stale = [slug for slug in decks if slug not in wanted]
     if stale:
@@ -89,10 +109,12 @@ def sync_decks() -> dict[str, Deck]:
     return {slug: deck for slug, deck in decks.items() if slug in wanted}
 
 
-def _deck(slug: str, title: str, kind: str, order: int, decks: dict[str, Deck] | None) -> Deck:
+def _deck(slug: str, title: str, kind: str, order: int, decks: dict[str, Deck] | None,
+          parent: Deck | None = None) -> Deck:
     if decks is not None and slug in decks:
         return decks[slug]
-    deck, _ = Deck.objects.get_or_create(slug=slug, defaults={"title": title, "kind": kind, "order": order})
+    deck, _ = Deck.objects.get_or_create(slug=slug, defaults={"title": title, "kind": kind, "order": order,
+                                                              "parent": parent})
     if decks is not None:
         decks[slug] = deck
     return deck
@@ -102,7 +124,10 @@ def wanted_decks(source_type: str, obj, decks: dict[str, Deck] | None = None) ->
     result = {_deck("all", "All cards", DeckKind.ALL, 0, decks)}
     for chapter in obj.chapters.all():
         part = chapter.part
-        result.add(_deck(deck_slug_for_part(part), part.title, DeckKind.PART, 100 + part.order, decks))
+        part_deck = _deck(deck_slug_for_part(part), part.title, DeckKind.PART, 100 + part.order, decks)
+        result.add(part_deck)
+        result.add(_deck(deck_slug_for_chapter(chapter), chapter.title, DeckKind.CHAPTER, chapter_deck_order(chapter),
+                         decks, parent=part_deck))
     if source_type == SourceType.QUESTION:
         for topic in obj.topics.all():
             title = topic.slug.replace("-", " ").capitalize()

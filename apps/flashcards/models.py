@@ -25,6 +25,7 @@ class DeckKind(models.TextChoices):
     ALL = "all", "All cards"
     PART = "part", "Curriculum part"
     TOPIC = "topic", "Question topic"
+    CHAPTER = "chapter", "Chapter"
 
 
 class Deck(models.Model):
@@ -32,6 +33,8 @@ class Deck(models.Model):
     title = models.CharField(max_length=200)
     kind = models.CharField(max_length=10, choices=DeckKind.choices)
     order = models.PositiveIntegerField(default=0)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children",
+                               help_text="The deck above this one in the deck tree (a chapter's part)")
 
     class Meta:
         ordering = ["order", "slug"]

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404
 
 from apps.flashcards import scheduling
 from apps.flashcards.content import hidden_deck_slugs
-from apps.flashcards.models import Card, CardState, Deck, ReviewLog, UserCard
+from apps.flashcards.models import Card, CardState, Deck, DeckKind, ReviewLog, UserCard
 from apps.flashcards.services import day_clock, iso, memory_of, scheduler_config, settings_get
 
 LEARN_AHEAD = timedelta(minutes=20)  # like Anki: when nothing else is left, show learning cards due soon
@@ -157,6 +157,63 @@ def deck_list(*, user, now: datetime) -> list[dict]:
         for deck in Deck.objects.exclude(slug__in=hidden_deck_slugs()).annotate(
             total=Count("cards", filter=Q(cards__retired=False)))
     ]
+
+
+def _tree_counts(*, active: Q, now: datetime, end: datetime) -> dict:
+    """The due queue's three section filters as aggregate counts (before today's limits)."""
+    return {
+        "learning": Count("id", filter=active & Q(state__in=IN_LEARNING, due__lte=now)),
+        "review": Count("id", filter=active & Q(state=CardState.REVIEW, due__lt=end)),
+        "new": Count("id", filter=active & Q(state=CardState.NEW, due__lt=end)),
+    }
+
+
+def deck_tree(*, user, now: datetime) -> dict:
+    """All cards → parts → chapters, then the question topics, each with the counts the due queue filtered by that
+    deck would show (learning, review and new, the last two capped by what today's limits still allow).
+
+    A part's deck holds every card of its chapters, so a node's counts are its subtree's cards counted once (a card
+    linked to two chapters of a part is one card of the part). Two grouped queries whatever the collection size: one
+    over the learner's cards joined to deck memberships, one for the whole collection (the root).
+    """
+    srs = settings_get(user=user)
+    start, end = day_clock(srs).today_bounds(now)
+    done = _done_today(user=user, start=start)
+    reviews_left = max(0, srs.max_reviews_per_day - done["review"])
+    new_left = max(0, srs.new_cards_per_day - done["new"])
+    active = Q(suspended=False) & _not_buried(now)
+    mine = UserCard.objects.filter(user=user)
+    per_deck = {row.pop("card__decks"): row for row in mine.filter(card__decks__isnull=False).values("card__decks")
+                .annotate(in_collection=Count("id"), **_tree_counts(active=active, now=now, end=end))}
+    whole = mine.aggregate(in_collection=Count("id"), **_tree_counts(active=active, now=now, end=end))
+    through = Card.decks.through
+    totals = dict(through.objects.filter(card__retired=False).values("deck_id").annotate(n=Count("id"))
+                  .values_list("deck_id", "n"))
+    empty = {"in_collection": 0, "learning": 0, "review": 0, "new": 0}
+
+    def node(deck: Deck, row: dict) -> dict:
+        return {"slug": deck.slug, "title": deck.title, "kind": deck.kind, "total": totals.get(deck.pk, 0),
+                "in_collection": row["in_collection"],
+                "counts": {"learning": row["learning"], "review": min(row["review"], reviews_left),
+                           "new": min(row["new"], new_left)},
+                "children": []}
+
+    decks = list(Deck.objects.exclude(slug__in=hidden_deck_slugs()))
+    nodes = {deck.pk: node(deck, whole if deck.slug == "all" else per_deck.get(deck.pk, empty)) for deck in decks}
+    roots, parts = [], []
+    for deck in decks:  # in (order, slug) order, so children stay in curriculum order
+        if deck.kind == DeckKind.PART:
+            parts.append(nodes[deck.pk])
+        elif deck.parent_id is not None:
+            if deck.parent_id in nodes:  # a chapter of a hidden part is hidden with it
+                nodes[deck.parent_id]["children"].append(nodes[deck.pk])
+        elif deck.kind != DeckKind.ALL:
+            roots.append(nodes[deck.pk])
+    top = next((nodes[deck.pk] for deck in decks if deck.kind == DeckKind.ALL), None)
+    if top is not None:
+        top["children"] = parts
+        roots.insert(0, top)
+    return {"day_ends_at": iso(end), "limits": {"new_left": new_left, "reviews_left": reviews_left}, "decks": roots}
 
 
 # --- statistics ---------------------------------------------------------------------------------------------

@@ -179,6 +179,38 @@ class FlashcardDeckSerializer(serializers.Serializer):
     review_due = serializers.IntegerField()
 
 
+class DeckNodeFields(serializers.Serializer):
+    slug = serializers.CharField(help_text="Pass as ?deck= to the due queue to study this subtree")
+    title = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["all", "part", "chapter", "topic"])
+    total = serializers.IntegerField(help_text="Cards in the deck")
+    in_collection = serializers.IntegerField(help_text="Of them, in your collection")
+    counts = DueCountsSerializer(help_text="What the due queue for this deck counts now (today's limits applied)")
+
+
+class ChapterDeckNodeSerializer(DeckNodeFields):
+    children = serializers.ListField(child=serializers.DictField(), help_text="Always empty")
+
+
+class PartDeckNodeSerializer(DeckNodeFields):
+    children = ChapterDeckNodeSerializer(many=True)
+
+
+class RootDeckNodeSerializer(DeckNodeFields):
+    children = PartDeckNodeSerializer(many=True, help_text="The parts under All cards; empty for a topic")
+
+
+class DeckTreeLimitsSerializer(serializers.Serializer):
+    new_left = serializers.IntegerField()
+    reviews_left = serializers.IntegerField()
+
+
+class DeckTreeSerializer(serializers.Serializer):
+    day_ends_at = serializers.DateTimeField()
+    limits = DeckTreeLimitsSerializer()
+    decks = RootDeckNodeSerializer(many=True, help_text="All cards (parts → chapters below it), then the topics")
+
+
 class DeckAddOutputSerializer(serializers.Serializer):
     added = serializers.IntegerField()
 

@@ -24,6 +24,7 @@ register_converter(CardIdConverter, "flashcard_id")
 
 urlpatterns = [
     path("flashcards/decks/", views.DeckListApi.as_view(), name="flashcards-decks"),
+    path("flashcards/deck-tree/", views.DeckTreeApi.as_view(), name="flashcards-deck-tree"),
     path("flashcards/decks/<slug:slug>/add/", views.DeckAddApi.as_view(), name="flashcards-deck-add"),
     path("flashcards/due/", views.DueApi.as_view(), name="flashcards-due"),
     path("flashcards/stats/", views.StatsApi.as_view(), name="flashcards-stats"),

@@ -33,6 +33,13 @@ class DeckListApi(FlashcardApi):
         return Response(selectors.deck_list(user=request.user, now=timezone.now()))
 
 
+class DeckTreeApi(FlashcardApi):
+    @extend_schema(responses={200: s.DeckTreeSerializer, **ERRORS},
+                   summary="Deck tree (all → parts → chapters, then topics) with the due queue's counts per subtree")
+    def get(self, request):
+        return Response(selectors.deck_tree(user=request.user, now=timezone.now()))
+
+
 class DeckAddApi(FlashcardApi):
     @extend_schema(request=None, responses={200: s.DeckAddOutputSerializer, **ERRORS},
                    summary="Add a deck's cards to your collection (idempotent)")

@@ -35,8 +35,13 @@ def test_decks_follow_parts_and_topics(content, card_of, tmp_path):
         "all": {q1.id, q2.id, q3.id, term.id, number.id},
         "part-foundations": {q1.id, q3.id, term.id},
         "part-serving": {q2.id, number.id},
+        "chapter-c1": {q1.id, q3.id, term.id},
+        "chapter-c2": {q2.id, number.id},
         "topic-batching": {q1.id},
     }
+    parents = {deck.slug: deck.parent.slug if deck.parent else None for deck in Deck.objects.all()}
+    assert parents["chapter-c1"] == "part-foundations" and parents["chapter-c2"] == "part-serving"
+    assert parents["part-foundations"] is None and parents["topic-batching"] is None
 
 
 def test_signals_wait_for_commit_so_loads_stay_bulk(content, card_of, django_capture_on_commit_callbacks):
@@ -122,7 +127,7 @@ def test_relinking_chapters_moves_card_between_part_decks(content, card_of, djan
     with django_capture_on_commit_callbacks(execute=True):
         q2.chapters.set([content["chapters"][0]])
     slugs = set(card_of("question", q2).decks.values_list("slug", flat=True))
-    assert slugs == {"all", "part-foundations"}
+    assert slugs == {"all", "part-foundations", "chapter-c1"}
 
 
 @pytest.mark.slow

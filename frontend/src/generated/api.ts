@@ -197,6 +197,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description For DRF views: ``conditional`` applied to every answer (after content negotiation and rendering setup). */
         get: operations["concept_map_retrieve"];
         put?: never;
         post?: never;
@@ -332,6 +333,23 @@ export interface paths {
         get?: never;
         put?: never;
         post: operations["flashcards_unsuspend_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/deck-tree/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deck tree (all → parts → chapters, then topics) with the due queue's counts per subtree */
+        get: operations["flashcards_deck_tree_retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -586,6 +604,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description For DRF views: ``conditional`` applied to every answer (after content negotiation and rendering setup). */
         get: operations["parts_list"];
         put?: never;
         post?: never;
@@ -1527,6 +1546,22 @@ export interface components {
             /** @description Allowed but suspicious */
             warnings: string[];
         };
+        ChapterDeckNode: {
+            /** @description Pass as ?deck= to the due queue to study this subtree */
+            slug: string;
+            title: string;
+            kind: components["schemas"]["KindF80Enum"];
+            /** @description Cards in the deck */
+            total: number;
+            /** @description Of them, in your collection */
+            in_collection: number;
+            /** @description What the due queue for this deck counts now (today's limits applied) */
+            counts: components["schemas"]["DueCounts"];
+            /** @description Always empty */
+            children: {
+                [key: string]: unknown;
+            }[];
+        };
         ChapterDetail: {
             slug: string;
             title: string;
@@ -1593,6 +1628,7 @@ export interface components {
              *
              *     * `draft` - Draft
              *     * `published` - Published
+             *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
         };
@@ -1749,9 +1785,10 @@ export interface components {
         /**
          * @description * `draft` - Draft
          *     * `published` - Published
+         *     * `archived` - Archived
          * @enum {string}
          */
-        ContentStatusEnum: "draft" | "published";
+        ContentStatusEnum: "draft" | "published" | "archived";
         CurvePoint: {
             tpot_seconds_range: number[];
             tokens_per_s_range: number[];
@@ -1766,6 +1803,17 @@ export interface components {
         };
         DeckAddOutput: {
             added: number;
+        };
+        DeckTree: {
+            /** Format: date-time */
+            day_ends_at: string;
+            limits: components["schemas"]["DeckTreeLimits"];
+            /** @description All cards (parts → chapters below it), then the topics */
+            decks: components["schemas"]["RootDeckNode"][];
+        };
+        DeckTreeLimits: {
+            new_left: number;
+            reviews_left: number;
         };
         /**
          * @description * `compact` - compact
@@ -2146,6 +2194,7 @@ export interface components {
              *
              *     * `draft` - Draft
              *     * `published` - Published
+             *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
             /** Format: date-time */
@@ -2191,6 +2240,7 @@ export interface components {
              *
              *     * `draft` - Draft
              *     * `published` - Published
+             *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
         };
@@ -2713,6 +2763,14 @@ export interface components {
             source?: string;
         };
         /**
+         * @description * `all` - all
+         *     * `part` - part
+         *     * `chapter` - chapter
+         *     * `topic` - topic
+         * @enum {string}
+         */
+        KindF80Enum: "all" | "part" | "chapter" | "topic";
+        /**
          * @description * `bf16` - bf16
          *     * `fp16` - fp16
          *     * `fp8` - fp8
@@ -2965,6 +3023,7 @@ export interface components {
              *
              *     * `draft` - Draft
              *     * `published` - Published
+             *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
             /** Format: date-time */
@@ -3039,6 +3098,7 @@ export interface components {
              *
              *     * `draft` - Draft
              *     * `published` - Published
+             *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
         };
@@ -3281,6 +3341,19 @@ export interface components {
             /** @description Null when signed out */
             understood_count: number | null;
         };
+        PartDeckNode: {
+            /** @description Pass as ?deck= to the due queue to study this subtree */
+            slug: string;
+            title: string;
+            kind: components["schemas"]["KindF80Enum"];
+            /** @description Cards in the deck */
+            total: number;
+            /** @description Of them, in your collection */
+            in_collection: number;
+            /** @description What the due queue for this deck counts now (today's limits applied) */
+            counts: components["schemas"]["DueCounts"];
+            children: components["schemas"]["ChapterDeckNode"][];
+        };
         PartProgress: {
             slug: string;
             title: string;
@@ -3317,6 +3390,7 @@ export interface components {
              *
              *     * `draft` - Draft
              *     * `published` - Published
+             *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
         };
@@ -3346,6 +3420,7 @@ export interface components {
              *
              *     * `draft` - Draft
              *     * `published` - Published
+             *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
         };
@@ -3416,6 +3491,7 @@ export interface components {
              *
              *     * `draft` - Draft
              *     * `published` - Published
+             *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
         };
@@ -3457,6 +3533,7 @@ export interface components {
              *
              *     * `draft` - Draft
              *     * `published` - Published
+             *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
         };
@@ -3502,6 +3579,7 @@ export interface components {
              *
              *     * `draft` - Draft
              *     * `published` - Published
+             *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
         };
@@ -3665,6 +3743,7 @@ export interface components {
              *
              *     * `draft` - Draft
              *     * `published` - Published
+             *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
         };
@@ -3726,6 +3805,12 @@ export interface components {
             weight_dtype: components["schemas"]["DtypeEnum"];
             /** @default bf16 */
             kv_dtype: components["schemas"]["DtypeEnum"];
+            /**
+             * Format: double
+             * @description Share of GPU memory vLLM may use (the fit verdict)
+             * @default 0.9
+             */
+            gpu_memory_utilization: number;
         };
         RequestWalkOutput: {
             /** @description Things that are allowed but suspicious */
@@ -3825,6 +3910,20 @@ export interface components {
             achieved_flops_per_s: number;
             bound: string;
         };
+        RootDeckNode: {
+            /** @description Pass as ?deck= to the due queue to study this subtree */
+            slug: string;
+            title: string;
+            kind: components["schemas"]["KindF80Enum"];
+            /** @description Cards in the deck */
+            total: number;
+            /** @description Of them, in your collection */
+            in_collection: number;
+            /** @description What the due queue for this deck counts now (today's limits applied) */
+            counts: components["schemas"]["DueCounts"];
+            /** @description The parts under All cards; empty for a topic */
+            children: components["schemas"]["PartDeckNode"][];
+        };
         /**
          * @description * `round_robin` - round_robin
          *     * `least_outstanding` - least_outstanding
@@ -3883,7 +3982,6 @@ export interface components {
             kv_dtype: components["schemas"]["KvDtypeEnum"];
             /**
              * Format: double
-             * @description Share of GPU memory vLLM may use (the fit verdict)
              * @default 0.9
              */
             gpu_memory_utilization: number;
@@ -4383,6 +4481,7 @@ export interface components {
              *
              *     * `draft` - Draft
              *     * `published` - Published
+             *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
         };
@@ -6732,6 +6831,88 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_deck_tree_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckTree"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };

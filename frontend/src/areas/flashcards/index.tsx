@@ -6,7 +6,6 @@ import { ForecastChart, Heatmap, RetentionChart, type DayCount, type Retention }
 import { AnswerKey, QuestionChoices, useQuestionCard } from "./QuestionCard";
 import "./flashcards.css";
 
-interface Deck { slug: string; title: string; kind: string; total: number; in_collection: number; new: number; learning: number; review_due: number }
 interface DueCard {
   card_id: number; source_type: string; source_id: number; front: string; back: string; front_html: string; back_html: string; state: number; state_name: string;
   source_changed: boolean; leech: boolean; intervals: Record<string, number>;
@@ -41,37 +40,90 @@ function newId(): string {
     (Number(c) ^ (Math.random() * 16) >> (Number(c) / 4)).toString(16));
 }
 
+interface DeckNode {
+  slug: string; title: string; kind: string; total: number; in_collection: number;
+  counts: { learning: number; review: number; new: number }; children: DeckNode[];
+}
+interface DeckTree { decks: DeckNode[]; limits: { new_left: number; reviews_left: number } }
+
+const COLLAPSED_KEY = "flashcards.deckTree.collapsed";
+
+function loadCollapsed(): Set<string> {
+  try {
+    const stored = JSON.parse(localStorage.getItem(COLLAPSED_KEY) ?? "[]");
+    return new Set(Array.isArray(stored) ? stored.filter((s) => typeof s === "string") : []);
+  } catch { return new Set(); }
+}
+
+function DeckRow({ node, depth, collapsed, toggle, add }: {
+  node: DeckNode; depth: number; collapsed: Set<string>; toggle: (slug: string) => void; add: (node: DeckNode) => void;
+}) {
+  const open = !collapsed.has(node.slug);
+  const due = node.counts.learning + node.counts.review + node.counts.new;
+  return (
+    <>
+      <tr data-testid={`deck-${node.slug}`} data-depth={depth}>
+        <td style={{ paddingLeft: `${0.4 + depth * 1.4}rem` }}>
+          {node.children.length > 0 ? (
+            <button type="button" className="tree-toggle" aria-expanded={open} aria-label={`${open ? "Collapse" : "Expand"} ${node.title}`}
+              onClick={() => toggle(node.slug)}>{open ? "▾" : "▸"}</button>
+          ) : <span className="tree-toggle-space" />}
+          {node.title}
+        </td>
+        <td className="count-new">{node.counts.new}</td><td className="count-learning">{node.counts.learning}</td>
+        <td className="count-review">{node.counts.review}</td>
+        <td>{node.in_collection} / {node.total}</td>
+        <td className="deck-actions">
+          {node.in_collection > 0 && (
+            <Link to={`/flashcards/review?deck=${encodeURIComponent(node.slug)}`} aria-label={`Study ${node.title}`}
+              className={due ? "" : "muted"}>Study</Link>
+          )}{" "}
+          <button type="button" onClick={() => add(node)} disabled={node.in_collection >= node.total}
+            aria-label={`Add ${node.title}`}>Add</button>
+        </td>
+      </tr>
+      {open && node.children.map((child) => (
+        <DeckRow key={child.slug} node={child} depth={depth + 1} collapsed={collapsed} toggle={toggle} add={add} />
+      ))}
+    </>
+  );
+}
+
 function DeckList() {
-  const [decks, setDecks] = useState<Deck[] | null>(null);
+  const [tree, setTree] = useState<DeckTree | null>(null);
   const [message, setMessage] = useState("");
-  const load = useCallback(() => { api<Deck[]>("/flashcards/decks/").then(setDecks).catch((e: Error) => setMessage(e.message)); }, []);
+  const [collapsed, setCollapsed] = useState<Set<string>>(loadCollapsed);
+  const load = useCallback(() => { api<DeckTree>("/flashcards/deck-tree/").then(setTree).catch((e: Error) => setMessage(e.message)); }, []);
   useEffect(load, [load]);
-  const add = async (deck: Deck) => {
+  const toggle = useCallback((slug: string) => {
+    setCollapsed((previous) => {
+      const next = new Set(previous);
+      if (next.has(slug)) next.delete(slug); else next.add(slug);
+      try { localStorage.setItem(COLLAPSED_KEY, JSON.stringify([...next])); } catch { /* private mode: not remembered */ }
+      return next;
+    });
+  }, []);
+  const add = async (deck: DeckNode) => {
     const result = await api<{ added: number }>(`/flashcards/decks/${deck.slug}/add/`, { method: "POST" });
     setMessage(`Added ${result.added} card${result.added === 1 ? "" : "s"} from “${deck.title}”.`);
     load();
   };
-  if (!decks) return <p>{message || "Loading decks…"}</p>;
+  if (!tree) return <p>{message || "Loading decks…"}</p>;
+  const [everything, ...topics] = tree.decks;
   return (
     <section>
       <h2>Decks</h2>
       {message && <p role="status">{message}</p>}
-      <table data-testid="deck-table">
-        <thead><tr><th>Deck</th><th>New</th><th>Learning</th><th>Due</th><th>In collection</th><th /></tr></thead>
-        <tbody>
-          {decks.map((deck) => (
-            <tr key={deck.slug} data-testid={`deck-${deck.slug}`}>
-              <td>{deck.in_collection ? <Link to={`/flashcards/review?deck=${deck.slug}`}>{deck.title}</Link> : deck.title}</td>
-              <td>{deck.new}</td><td>{deck.learning}</td><td>{deck.review_due}</td>
-              <td>{deck.in_collection} / {deck.total}</td>
-              <td>
-                <button type="button" onClick={() => void add(deck)} disabled={deck.in_collection >= deck.total}
-                  aria-label={`Add ${deck.title}`}>Add</button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <div className="table-scroll">
+        <table data-testid="deck-table" className="deck-tree">
+          <thead><tr><th>Deck</th><th>New</th><th>Learning</th><th>Due</th><th>In collection</th><th /></tr></thead>
+          <tbody>
+            {everything && <DeckRow node={everything} depth={0} collapsed={collapsed} toggle={toggle} add={(d) => void add(d)} />}
+            {topics.length > 0 && <tr><th colSpan={6} className="tree-group">Topics</th></tr>}
+            {topics.map((node) => <DeckRow key={node.slug} node={node} depth={0} collapsed={collapsed} toggle={toggle} add={(d) => void add(d)} />)}
+          </tbody>
+        </table>
+      </div>
       <p><Link to="/flashcards/review" className="button-link">Review all due cards</Link></p>
     </section>
   );
