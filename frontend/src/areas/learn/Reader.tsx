@@ -2,8 +2,9 @@ import { useCallback, useEffect, useRef, useState, type MouseEvent } from "react
 import { Link, useNavigate, useParams } from "react-router-dom";
 import { api, ApiError } from "../../lib/api";
 import ReadingSettingsPanel from "../../components/ReadingSettingsPanel";
+import { DiagramMounts } from "../../diagrams";
 import { ChapterBody, GlossaryCards } from "./GlossaryCards";
-import { useProgress } from "./progress";
+import { rememberLastChapter, useProgress } from "./progress";
 import type { ChapterDetail } from "./types";
 
 export function isTyping(target: EventTarget | null): boolean {
@@ -29,6 +30,7 @@ export default function Reader() {
       .then((data) => {
         if (!live) return;
         setChapter(data);
+        rememberLastChapter(data.slug);
         document.title = `${data.title} · LLM-serving kit`;
       })
       .catch((e: ApiError) => live && setError(e.status === 404 ? "No such chapter." : e.message));
@@ -104,6 +106,7 @@ export default function Reader() {
           </section>
           <ChapterBody html={chapter.body_html} bodyRef={bodyRef} onClick={followLink} />
           <GlossaryCards container={bodyRef} terms={chapter.glossary_terms} />
+          <DiagramMounts container={bodyRef} html={chapter.body_html} />
           <p>
             <button type="button" className="primary" onClick={toggle} disabled={saving} aria-pressed={status === "understood"}>
               {status === "understood" ? "Understood ✓ (undo)" : "Mark as understood"}

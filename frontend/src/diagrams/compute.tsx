@@ -1,0 +1,159 @@
+// Time diagrams: prefill then decode with meters, the roofline, throughput against latency, a request's journey.
+import { useState } from "react";
+import { fmtBytes, fmtNum, fmtSeconds, useSimulation } from "../areas/lab/lib";
+import { Block, Frame, Legend, linear, logScale, PlayButton, POW2, StepSlider, usePlayer, type Params } from "./kit";
+import { Value } from "./memory";
+
+const DECODE_STEPS = 16;
+
+function Meter({ label, value, peak, y, unit }: { label: string; value: number; peak: number; y: number; unit: string }) {
+  const share = Math.min(1, value / (peak || 1));
+  return (
+    <g data-testid={`meter-${unit}`}>
+      <text x={0} y={y + 12}>{label}</text>
+      <rect x={150} y={y} width={400} height={16} fill="none" stroke="var(--fg-soft)" />
+      <rect className="d-anim" x={150} y={y} width={400 * share} height={16} fill="var(--fg-soft)" />
+      <text x={555} y={y + 12}>{(share * 100).toFixed(0)}%</text>
+    </g>
+  );
+}
+
+export function PrefillDecode({ params }: { params: Params }) {
+  const [prompt, setPrompt] = useState(Number(params.context_tokens));
+  const base = { model: params.model, gpu: params.gpu, batch_size: params.batch_size };
+  const prefill = useSimulation("step-time", { ...base, phase: "prefill", context_tokens: prompt });
+  const decode = useSimulation("step-time", { ...base, phase: "decode", context_tokens: prompt });
+  const player = usePlayer(DECODE_STEPS + 2, 180);
+  const p = prefill.data, d = decode.data;
+  const total = p && d ? p.step_seconds + DECODE_STEPS * d.step_seconds : 1;
+  const x = linear(0, total, 0, 600);
+  const current = player.step === 0 ? p : d;
+  return (
+    <Frame name="prefill-decode" params={{ ...params, context_tokens: prompt }} error={(prefill.error ?? decode.error)?.message}
+      controls={<>
+        <StepSlider label="Prompt" values={POW2(128, 32768)} value={prompt} onChange={setPrompt} format={(v) => `${fmtNum(v)} tokens`} />
+        <PlayButton player={player} />
+      </>}
+      legend={<Legend items={[{ concept: "prefill", label: "prefill step (all prompt tokens)" }, { concept: "decode", label: "decode step (one token each)" }]} />}
+      numbers={p && d && <>
+        prefill (TTFT) <Value value={p.step_seconds} text={fmtSeconds(p.step_seconds)} />, {p.bound}-bound; each decode step{" "}
+        <strong>{fmtSeconds(d.step_seconds)}</strong>, {d.bound}-bound ({fmtBytes(d.bytes)} read per step)
+      </>}>
+      <svg viewBox="0 0 600 140" role="img" aria-label="Timeline of one prefill step then decode steps" data-testid="diagram-svg">
+        {p && d && <>
+          <Block concept="prefill" x={0} y={4} width={x(p.step_seconds)} height={36} title={`prefill ${fmtSeconds(p.step_seconds)}`}
+            opacity={player.step >= 0 ? 1 : 0.3} />
+          {Array.from({ length: DECODE_STEPS }, (_, i) => (
+            <Block key={i} concept="decode" x={x(p.step_seconds + i * d.step_seconds) + 1} y={4} width={x(d.step_seconds) - 1} height={36}
+              opacity={player.step >= i + 1 ? 1 : 0.25} title={`decode step ${i + 1}: ${fmtSeconds(d.step_seconds)}`} />
+          ))}
+          <text x={0} y={56}>{player.step === 0 ? "now: prefill" : `now: decode step ${Math.min(player.step, DECODE_STEPS)}`}</text>
+          {current && <>
+            <Meter label="FLOP/s vs peak" value={current.flops / current.step_seconds} peak={current.peak_flops_per_s} y={70} unit="flops" />
+            <Meter label="bytes/s vs HBM peak" value={current.bytes / current.step_seconds} peak={current.gpu.hbm_bandwidth_bytes_per_s} y={100} unit="bytes" />
+          </>}
+        </>}
+      </svg>
+    </Frame>
+  );
+}
+
+export function Roofline({ params }: { params: Params }) {
+  const [batch, setBatch] = useState(Number(params.batch_size));
+  const { data, error } = useSimulation("step-time", {
+    model: params.model, gpu: params.gpu, phase: params.phase, batch_size: batch, context_tokens: params.context_tokens,
+  });
+  const W = 600, H = 220, L = 50;
+  const x = logScale(0.5, 1e4, L, W), y = logScale(1e11, 3e15, H, 10);
+  const peak = data?.peak_flops_per_s ?? 1e15, bw = data?.gpu.hbm_bandwidth_bytes_per_s ?? 3e12;
+  const ridge = peak / bw;
+  const ai = data?.arithmetic_intensity_flops_per_byte ?? 1;
+  const attained = data ? data.flops / data.step_seconds : 0;
+  return (
+    <Frame name="roofline" params={{ ...params, batch_size: batch }} error={error?.message}
+      controls={<StepSlider label="Batch" values={POW2(1, 1024)} value={batch} onChange={setBatch} format={(v) => `${v}`} />}
+      legend={<Legend items={[{ concept: "kv", label: "memory roof: bandwidth × intensity" }, { concept: "prefill", label: "compute roof: peak FLOP/s" }, { concept: params.phase === "prefill" ? "prefill" : "decode", label: `this ${params.phase} step` }]} />}
+      numbers={data && <>
+        intensity <Value value={ai} text={`${fmtNum(ai)} FLOP/B`} /> against the ridge at {fmtNum(ridge)} FLOP/B: {data.bound}-bound,
+        {" "}{fmtNum(attained / 1e12)} TFLOP/s achieved, step {fmtSeconds(data.step_seconds)}
+      </>}>
+      <svg viewBox={`0 0 ${W} ${H + 30}`} role="img" aria-label="Roofline with the current step" data-testid="diagram-svg">
+        <line x1={L} x2={W} y1={H} y2={H} className="d-axis" /><line x1={L} x2={L} y1={0} y2={H} className="d-axis" />
+        <text x={W} y={H + 24} textAnchor="end">arithmetic intensity (FLOP/byte, log)</text>
+        <text x={0} y={12}>FLOP/s</text>
+        <line x1={x(0.5)} y1={y(bw * 0.5)} x2={x(ridge)} y2={y(peak)} stroke="var(--d-kv)" strokeWidth={3} />
+        <line x1={x(ridge)} y1={y(peak)} x2={x(1e4)} y2={y(peak)} stroke="var(--d-prefill)" strokeWidth={3} strokeDasharray="8 3" />
+        {data && <circle className="d-anim" cx={x(ai)} cy={y(Math.max(attained, 1.1e11))} r={8}
+          fill={params.phase === "prefill" ? "var(--d-prefill)" : "var(--d-decode)"} stroke="var(--fg)" data-testid="roofline-point">
+          <title>{`${fmtNum(ai)} FLOP/B, ${fmtNum(attained / 1e12)} TFLOP/s`}</title></circle>}
+      </svg>
+    </Frame>
+  );
+}
+
+export function ThroughputLatency({ params }: { params: Params }) {
+  const [index, setIndex] = useState(4);
+  const { data, error } = useSimulation("throughput-latency", {
+    model: params.model, gpu: params.gpu, prompt_tokens: params.context_tokens, output_tokens: params.output_tokens,
+  });
+  const points = data?.points ?? [];
+  const point = points[Math.min(index, points.length - 1)];
+  const W = 600, H = 200, L = 50;
+  const maxT = Math.max(1, ...points.map((p) => p.tokens_per_s)), maxL = Math.max(1e-3, ...points.map((p) => p.tpot_seconds));
+  const x = linear(0, maxL * 1.05, L, W), y = linear(0, maxT * 1.05, H, 10);
+  return (
+    <Frame name="throughput-latency" params={params} error={error?.message}
+      controls={<label>Batch
+        <input type="range" min={0} max={Math.max(points.length - 1, 0)} value={Math.min(index, Math.max(points.length - 1, 0))}
+          onChange={(e) => setIndex(Number(e.target.value))} data-testid="diagram-slider" aria-valuetext={`batch ${point?.batch_size ?? ""}`} />
+        <output>{point?.batch_size}</output></label>}
+      legend={<Legend items={[{ concept: "decode", label: "throughput at each batch size (decode)" }]} />}
+      numbers={point && <>
+        batch {point.batch_size}: <Value value={point.tokens_per_s} text={`${fmtNum(point.tokens_per_s)} tokens/s`} /> at{" "}
+        {fmtSeconds(point.tpot_seconds)} per output token ({point.bound}-bound)
+      </>}>
+      <svg viewBox={`0 0 ${W} ${H + 30}`} role="img" aria-label="Throughput against time per output token" data-testid="diagram-svg">
+        <line x1={L} x2={W} y1={H} y2={H} className="d-axis" /><line x1={L} x2={L} y1={0} y2={H} className="d-axis" />
+        <text x={W} y={H + 24} textAnchor="end">time per output token →</text><text x={0} y={12}>tokens/s</text>
+        <polyline fill="none" stroke="var(--d-decode)" strokeWidth={2.5} points={points.map((p) => `${x(p.tpot_seconds)},${y(p.tokens_per_s)}`).join(" ")} />
+        {points.map((p, i) => <circle key={i} cx={x(p.tpot_seconds)} cy={y(p.tokens_per_s)} r={i === index ? 8 : 3}
+          fill="var(--d-decode)" stroke={i === index ? "var(--fg)" : "none"} className="d-anim" />)}
+      </svg>
+    </Frame>
+  );
+}
+
+const STAGES = ["client", "gateway", "router", "scheduler", "GPU", "stream back"];
+
+export function RequestLifecycle({ params }: { params: Params }) {
+  const prompt = "Why is my pod stuck in Pending? ".repeat(Math.max(1, Math.round(Number(params.context_tokens) / 8)));
+  const { data, error } = useSimulation("request-walk", {
+    model: params.model, gpu: params.gpu, prompt, output_tokens: Math.min(256, Number(params.output_tokens)),
+  });
+  const player = usePlayer(STAGES.length, 600);
+  const cw = 600 / STAGES.length;
+  return (
+    <Frame name="request-lifecycle" params={params} error={error?.message}
+      controls={<>
+        <PlayButton player={player} label="Send the request" />
+        {STAGES.map((s, i) => <button key={s} type="button" onClick={() => player.setStep(i)} aria-pressed={player.step === i}>{s}</button>)}
+      </>}
+      legend={<Legend items={[{ concept: "communication", label: "network hop (not modelled)" }, { concept: "prefill", label: "prefill: first token" }, { concept: "decode", label: "decode: streamed tokens" }]} />}
+      numbers={data && <>
+        {data.prompt_tokens} prompt tokens: TTFT <Value value={data.ttft_seconds} text={fmtSeconds(data.ttft_seconds)} />, then{" "}
+        {data.decode_steps} decode steps of {fmtSeconds(data.itl_seconds)}; total {fmtSeconds(data.total_seconds)} on the GPU
+      </>}>
+      <svg viewBox="0 0 600 90" role="img" aria-label={`Request at stage ${STAGES[player.step]}`} data-testid="diagram-svg">
+        {STAGES.map((s, i) => (
+          <g key={s}>
+            <Block concept={i === 4 ? "prefill" : i === 5 ? "decode" : "communication"} x={i * cw + 4} y={10} width={cw - 8} height={44}
+              opacity={i <= player.step ? 1 : 0.3} title={s} />
+            <text x={i * cw + cw / 2} y={72} textAnchor="middle">{s}</text>
+            {i > 0 && <text x={i * cw} y={36} textAnchor="middle">→</text>}
+          </g>
+        ))}
+        <circle className="d-anim" cx={player.step * cw + cw / 2} cy={32} r={7} fill="var(--fg)" data-testid="request-dot" />
+      </svg>
+    </Frame>
+  );
+}

@@ -1,0 +1,173 @@
+// Shared pieces of the live diagrams: the concept colours and patterns, the frame (title, controls, legend, caption,
+// Lab link), sliders, a play button and log/linear scales. Colours are the CSS variables in diagrams.css.
+import { useEffect, useRef, useState, type ReactNode } from "react";
+import { Link } from "react-router-dom";
+import registry from "../generated/diagrams.json";
+
+export type Params = Record<string, string | number>;
+export type Concept = "weights" | "kv" | "activations" | "prefill" | "decode" | "communication" | "idle";
+
+export const CONCEPTS: Record<Concept, { label: string; pattern: string }> = {
+  weights: { label: "weights", pattern: "solid" },
+  kv: { label: "KV cache", pattern: "diag" },
+  activations: { label: "activations", pattern: "dots" },
+  prefill: { label: "prefill", pattern: "solid" },
+  decode: { label: "decode", pattern: "vert" },
+  communication: { label: "communication", pattern: "cross" },
+  idle: { label: "idle / free", pattern: "horiz" },
+};
+export const color = (c: Concept) => `var(--d-${c})`;
+
+/** Pattern definitions, rendered once per page (by the mounter); shapes reference them as url(#dp-<pattern>). */
+export function PatternDefs() {
+  const stroke = { stroke: "rgba(255,255,255,.55)", strokeWidth: 1.5 };
+  return (
+    <svg width="0" height="0" style={{ position: "absolute" }} aria-hidden="true" focusable="false">
+      <defs>
+        <pattern id="dp-diag" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" {...stroke} /></pattern>
+        <pattern id="dp-vert" width="5" height="5" patternUnits="userSpaceOnUse"><line x1="2" y1="0" x2="2" y2="5" {...stroke} /></pattern>
+        <pattern id="dp-horiz" width="5" height="5" patternUnits="userSpaceOnUse"><line x1="0" y1="2" x2="5" y2="2" {...stroke} /></pattern>
+        <pattern id="dp-dots" width="5" height="5" patternUnits="userSpaceOnUse"><circle cx="2.5" cy="2.5" r="1.1" fill="rgba(255,255,255,.6)" /></pattern>
+        <pattern id="dp-cross" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M0 0L6 6M6 0L0 6" {...stroke} /></pattern>
+      </defs>
+    </svg>
+  );
+}
+
+/** A rectangle in a concept's colour with its pattern over it. */
+export function Block({ concept, x, y, width, height, title, opacity = 1, testid }: {
+  concept: Concept; x: number; y: number; width: number; height: number; title?: string; opacity?: number; testid?: string;
+}) {
+  const w = Math.max(width, 0), h = Math.max(height, 0);
+  const pattern = CONCEPTS[concept].pattern;
+  return (
+    <g opacity={opacity} data-testid={testid} data-concept={concept}>
+      <rect className="d-anim" x={x} y={y} width={w} height={h} fill={color(concept)}>{title && <title>{title}</title>}</rect>
+      {pattern !== "solid" && <rect className="d-anim" x={x} y={y} width={w} height={h} fill={`url(#dp-${pattern})`} pointerEvents="none" />}
+    </g>
+  );
+}
+
+export function Legend({ items }: { items: (Concept | { concept: Concept; label: string })[] }) {
+  return (
+    <ul className="diagram-legend" aria-label="Legend" data-testid="diagram-legend">
+      {items.map((item) => {
+        const { concept, label } = typeof item === "string" ? { concept: item, label: CONCEPTS[item].label } : item;
+        return (
+          <li key={label}>
+            <svg viewBox="0 0 14 14" aria-hidden="true"><Block concept={concept} x={0} y={0} width={14} height={14} /></svg>
+            {label}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+export function useReducedMotion(): boolean {
+  const query = "(prefers-reduced-motion: reduce)";
+  const [reduced, setReduced] = useState(() => typeof window !== "undefined" && window.matchMedia?.(query).matches);
+  useEffect(() => {
+    const media = window.matchMedia?.(query);
+    if (!media) return;
+    const on = () => setReduced(media.matches);
+    media.addEventListener("change", on);
+    return () => media.removeEventListener("change", on);
+  }, []);
+  return reduced;
+}
+
+/** Steps 0..count-1 while playing (every `ms`); with reduced motion, play jumps straight to the last step. */
+export function usePlayer(count: number, ms = 250) {
+  const reduced = useReducedMotion();
+  const [step, setStep] = useState(count - 1);
+  const [playing, setPlaying] = useState(false);
+  const timer = useRef<number | undefined>(undefined);
+  useEffect(() => { setStep(count - 1); setPlaying(false); }, [count]);
+  useEffect(() => {
+    if (!playing) return;
+    if (reduced) { setStep(count - 1); setPlaying(false); return; }
+    timer.current = window.setInterval(() => {
+      setStep((s) => {
+        if (s + 1 >= count - 1) { setPlaying(false); return count - 1; }
+        return s + 1;
+      });
+    }, ms);
+    return () => window.clearInterval(timer.current);
+  }, [playing, reduced, count, ms]);
+  const toggle = () => {
+    if (playing) { setPlaying(false); return; }
+    setStep(reduced ? count - 1 : 0);
+    setPlaying(true);
+  };
+  return { step, playing, toggle, reduced, setStep };
+}
+
+export function PlayButton({ player, label = "Play" }: { player: ReturnType<typeof usePlayer>; label?: string }) {
+  return (
+    <button type="button" onClick={player.toggle} aria-pressed={player.playing} data-testid="diagram-play">
+      {player.playing ? "Pause" : `▶ ${label}`}
+    </button>
+  );
+}
+
+export function Slider({ label, value, min, max, step = 1, onChange, format }: {
+  label: string; value: number; min: number; max: number; step?: number; onChange: (v: number) => void; format?: (v: number) => string;
+}) {
+  return (
+    <label>
+      {label}
+      <input type="range" min={min} max={max} step={step} value={value} onChange={(e) => onChange(Number(e.target.value))}
+        aria-valuetext={format ? format(value) : String(value)} data-testid="diagram-slider" />
+      <output>{format ? format(value) : value}</output>
+    </label>
+  );
+}
+
+/** A slider over a list of values (powers of two, say): keyboard arrows move one value at a time. */
+export function StepSlider({ label, values, value, onChange, format }: {
+  label: string; values: number[]; value: number; onChange: (v: number) => void; format?: (v: number) => string;
+}) {
+  let index = values.findIndex((v) => v >= value);
+  if (index < 0) index = values.length - 1;
+  return <Slider label={label} value={index} min={0} max={values.length - 1} onChange={(i) => onChange(values[i])}
+    format={(i) => (format ? format(values[i]) : String(values[i]))} />;
+}
+
+export const POW2 = (lo: number, hi: number) => { const out = []; for (let v = lo; v <= hi; v *= 2) out.push(v); return out; };
+
+export function linear(d0: number, d1: number, r0: number, r1: number) {
+  return (v: number) => r0 + ((v - d0) / ((d1 - d0) || 1)) * (r1 - r0);
+}
+export function logScale(d0: number, d1: number, r0: number, r1: number) {
+  const l0 = Math.log10(Math.max(d0, 1e-30)), l1 = Math.log10(Math.max(d1, 1e-30));
+  return (v: number) => r0 + ((Math.log10(Math.max(v, 1e-30)) - l0) / ((l1 - l0) || 1)) * (r1 - r0);
+}
+
+interface RegistryEntry { title: string; caption: string; lab: string; lab_path: string; params: Record<string, { default: string | number }> }
+export const REGISTRY = registry as unknown as Record<string, RegistryEntry>;
+
+/** The parameters an author set, over the registry's defaults. */
+export function withDefaults(name: string, params: Params): Params {
+  const out: Params = {};
+  for (const [key, spec] of Object.entries(REGISTRY[name]?.params ?? {})) out[key] = params[key] ?? spec.default;
+  return out;
+}
+
+export function Frame({ name, params, controls, legend, numbers, children, error }: {
+  name: string; params: Params; controls?: ReactNode; legend: ReactNode; numbers?: ReactNode; children: ReactNode; error?: string | null;
+}) {
+  const spec = REGISTRY[name];
+  const reduced = useReducedMotion();
+  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+  return (
+    <div className={`diagram-live${reduced ? " diagram-reduced" : ""}`} data-testid={`diagram-${name}`} role="group" aria-label={spec.title}>
+      <h3>{spec.title}</h3>
+      {controls && <div className="diagram-controls">{controls}</div>}
+      {error ? <p className="error" role="alert">{error}</p> : children}
+      {legend}
+      {numbers && <p className="diagram-numbers" aria-live="polite" data-testid="diagram-numbers">{numbers}</p>}
+      <p className="diagram-caption">{spec.caption} <Link to={`${spec.lab_path}?${query}`} data-testid="diagram-lab-link">Open in the Lab →</Link></p>
+    </div>
+  );
+}

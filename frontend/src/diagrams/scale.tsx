@@ -1,0 +1,143 @@
+// Scale and cost diagrams: speculative decoding, tensor-parallel all-reduce, MoE load, the cost of a million tokens.
+import { useState } from "react";
+import { fmtBytes, fmtNum, fmtSeconds, useCatalog, useSimulation } from "../areas/lab/lib";
+import { Block, Frame, Legend, linear, PlayButton, POW2, Slider, StepSlider, usePlayer, type Params } from "./kit";
+import { Value } from "./memory";
+
+/** A fixed pseudo-random sequence, so the accept/reject picture is the same for every reader. */
+function uniform(i: number): number {
+  const s = Math.sin(i * 12.9898 + 78.233) * 43758.5453;
+  return s - Math.floor(s);
+}
+
+export function Speculative({ params }: { params: Params }) {
+  const [alpha, setAlpha] = useState(Number(params.acceptance_rate));
+  const gamma = Number(params.draft_tokens);
+  const { data, error } = useSimulation("speculative", { acceptance_rate: alpha, draft_tokens: gamma, draft_cost: 0.05 });
+  const rounds = 6;
+  const player = usePlayer(rounds, 500);
+  const cw = 560 / (gamma + 1);
+  return (
+    <Frame name="speculative" params={{ ...params, acceptance_rate: alpha }} error={error?.message}
+      controls={<>
+        <Slider label="Acceptance α" value={alpha} min={0} max={0.95} step={0.05} onChange={setAlpha} format={(v) => v.toFixed(2)} />
+        <PlayButton player={player} label="Run rounds" />
+      </>}
+      legend={<Legend items={[{ concept: "decode", label: "draft token accepted" }, { concept: "idle", label: "rejected (and all after it)" }, { concept: "prefill", label: "token from the target's verify step" }]} />}
+      numbers={data && <>
+        {fmtNum(data.expected_tokens_per_step)} tokens per target step on average, speedup{" "}
+        <Value value={data.speedup} text={`${fmtNum(data.speedup)}×`} /> (best γ = {data.optimal_draft_tokens}, {data.bound}-bound)
+      </>}>
+      <svg viewBox={`0 0 600 ${rounds * 30 + 10}`} role="img" aria-label="Draft tokens accepted and rejected per round" data-testid="diagram-svg">
+        {Array.from({ length: rounds }, (_, r) => {
+          let accepted = 0;
+          while (accepted < gamma && uniform(r * 31 + accepted) < alpha) accepted++;
+          return (
+            <g key={r} opacity={r <= player.step ? 1 : 0.2}>
+              <text x={0} y={r * 30 + 22}>round {r + 1}</text>
+              {Array.from({ length: gamma }, (_, k) => (
+                <Block key={k} concept={k < accepted ? "decode" : "idle"} x={40 + k * cw} y={r * 30 + 6} width={cw - 4} height={22}
+                  title={k < accepted ? "accepted" : "rejected"} />
+              ))}
+              <Block concept="prefill" x={40 + gamma * cw} y={r * 30 + 6} width={cw - 4} height={22} title="the target's own token" />
+            </g>
+          );
+        })}
+      </svg>
+    </Frame>
+  );
+}
+
+export function TpAllReduce({ params }: { params: Params }) {
+  const [tp, setTp] = useState(Number(params.tensor_parallel));
+  const { models } = useCatalog();
+  const model = models.find((m) => m.slug === params.model);
+  const message = Number(params.batch_size) * (model?.hidden_size ?? 4096) * 2;
+  const { data, error } = useSimulation("collectives", { op: "all_reduce", algorithm: "ring", message_bytes: message, num_gpus: tp, gpu: params.gpu });
+  const perStep = data && model ? data.seconds * 2 * model.num_layers : null;
+  const cx = 300, cy = 95, r = 70;
+  const at = (i: number) => [cx + r * Math.cos((2 * Math.PI * i) / tp - Math.PI / 2), cy + r * Math.sin((2 * Math.PI * i) / tp - Math.PI / 2)];
+  return (
+    <Frame name="tp-allreduce" params={{ ...params, tensor_parallel: tp }} error={error?.message}
+      controls={<StepSlider label="Tensor parallel" values={POW2(2, 64)} value={tp} onChange={setTp} format={(v) => `${v} GPUs`} />}
+      legend={<Legend items={[{ concept: "weights", label: "GPU holding 1/TP of each layer" }, { concept: "communication", label: "ring all-reduce link" }]} />}
+      numbers={data && <>
+        one all-reduce of {fmtBytes(message)} (batch {params.batch_size} × hidden × 2 B): <Value value={data.seconds} text={fmtSeconds(data.seconds)} />
+        {perStep !== null && <> ; 2 per layer × {model?.num_layers} layers = {fmtSeconds(perStep)} of communication per step</>} ({data.bound}-bound)
+      </>}>
+      <svg viewBox="0 0 600 190" role="img" aria-label={`Ring of ${tp} GPUs`} data-testid="diagram-svg">
+        {Array.from({ length: tp }, (_, i) => {
+          const [x1, y1] = at(i), [x2, y2] = at((i + 1) % tp);
+          return <line key={`l${i}`} x1={x1} y1={y1} x2={x2} y2={y2} stroke="var(--d-communication)" strokeWidth={4} />;
+        })}
+        {Array.from({ length: tp }, (_, i) => {
+          const [x, y] = at(i);
+          const s = tp > 16 ? 10 : 22;
+          return <g key={i}><Block concept="weights" x={x - s / 2} y={y - s / 2} width={s} height={s} title={`GPU ${i}`} />
+            {tp <= 16 && <text x={x} y={y + 4} textAnchor="middle" style={{ fill: "#fff" }}>{i}</text>}</g>;
+        })}
+      </svg>
+    </Frame>
+  );
+}
+
+export function MoeLoad({ params }: { params: Params }) {
+  const [skew, setSkew] = useState(0.8);
+  const experts = Number(params.num_experts);
+  const { data, error } = useSimulation("moe", { num_experts: experts, top_k: params.top_k, tokens: params.batch_size, zipf_exponent: skew, capacity_factor: 1.25 });
+  const loads = data?.expected_load_tokens ?? [];
+  const max = Math.max(data?.capacity_tokens ?? 1, ...loads) * 1.05;
+  const bw = 600 / Math.max(loads.length, 1), H = 150;
+  const y = linear(0, max, H, 0);
+  return (
+    <Frame name="moe-load" params={params} error={error?.message}
+      controls={<Slider label="Router skew (Zipf)" value={skew} min={0} max={2} step={0.1} onChange={setSkew} format={(v) => v.toFixed(1)} />}
+      legend={<Legend items={[{ concept: "activations", label: "tokens an expert processes" }, { concept: "idle", label: "tokens dropped over capacity" }]} />}
+      numbers={data && <>
+        busiest expert at <Value value={data.imbalance} text={`${fmtNum(data.imbalance)}×`} /> the mean; capacity {fmtNum(data.capacity_tokens)} tokens;
+        {" "}{(data.dropped_fraction * 100).toFixed(1)}% of assignments dropped
+      </>}>
+      <svg viewBox={`0 0 600 ${H + 20}`} role="img" aria-label="Tokens per expert" data-testid="diagram-svg">
+        {loads.map((load, i) => {
+          const kept = Math.min(load, data!.capacity_tokens);
+          return <g key={i}>
+            <Block concept="activations" x={i * bw} y={y(kept)} width={Math.max(bw - 1, 1)} height={H - y(kept)} title={`expert ${i}: ${fmtNum(load)} tokens`} />
+            {load > kept && <Block concept="idle" x={i * bw} y={y(load)} width={Math.max(bw - 1, 1)} height={y(kept) - y(load)} />}
+          </g>;
+        })}
+        {data && <line x1={0} x2={600} y1={y(data.capacity_tokens)} y2={y(data.capacity_tokens)} stroke="var(--danger)" strokeDasharray="6 3" />}
+        <text x={0} y={H + 16}>experts, busiest first</text>
+      </svg>
+    </Frame>
+  );
+}
+
+export function TokenCost({ params }: { params: Params }) {
+  const [rate, setRate] = useState(10);
+  const { data, error } = useSimulation("capacity", {
+    model: params.model, gpu: params.gpu,
+    workload: { requests_per_s: rate, prompt_tokens: params.context_tokens, output_tokens: params.output_tokens },
+    slo: { ttft_p99_s: 2, tpot_s: 0.05 },
+  });
+  const perM = data?.usd_per_million_tokens ?? 0;
+  const tokensPerHour = data && perM > 0 ? (data.usd_per_hour / perM) * 1e6 : 0;
+  const x = linear(0, Math.max(data?.usd_per_million_output_tokens ?? 1, perM) * 1.1, 0, 420);
+  return (
+    <Frame name="token-cost" params={params} error={error?.message}
+      controls={<StepSlider label="Traffic" values={[1, 2, 5, 10, 20, 50, 100, 200, 500]} value={rate} onChange={setRate} format={(v) => `${v} req/s`} />}
+      legend={<Legend items={[{ concept: "weights", label: "GPU-hours bought" }, { concept: "prefill", label: "per million tokens (prompt + output)" }, { concept: "decode", label: "per million output tokens" }]} />}
+      numbers={data && <>
+        {data.gpus} × {data.gpu.name} at ${fmtNum(data.price_per_gpu_hour_usd)}/h = ${fmtNum(data.usd_per_hour)}/h for {fmtNum(Math.round(tokensPerHour))} tokens/h:
+        {" "}<Value value={perM} text={`$${fmtNum(perM)}`} /> per million tokens (limited by {data.limiting_factor.replace("_", " ")})
+      </>}>
+      <svg viewBox="0 0 600 110" role="img" aria-label="Cost per million tokens" data-testid="diagram-svg">
+        <text x={0} y={20}>$/hour</text>
+        <Block concept="weights" x={170} y={6} width={Math.min(420, (data?.gpus ?? 0) * 40)} height={22} title={`${data?.gpus} GPUs`} />
+        <text x={0} y={58}>$/M tokens</text>
+        <Block concept="prefill" x={170} y={44} width={x(perM)} height={22} />
+        <text x={0} y={96}>$/M output tokens</text>
+        <Block concept="decode" x={170} y={82} width={x(data?.usd_per_million_output_tokens ?? 0)} height={22} />
+      </svg>
+    </Frame>
+  );
+}
