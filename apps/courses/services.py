@@ -10,6 +10,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 from rest_framework.exceptions import ValidationError
 
+from apps.core.cache_keys import bump_content_version
 from apps.core.models import Status
 from apps.core.permissions import is_author
 from apps.core.rendering import GlossaryEntry, mark_glossary_terms, render_markdown
@@ -108,11 +109,12 @@ def chapter_neighbours(*, user, chapter: Chapter, author: bool | None = None) ->
     )
 
 
-def chapter_status(user, chapter: Chapter) -> str | None:
-    """The reader's progress on one chapter (None when signed out or not started)."""
+def chapter_status(user, chapter: Chapter | int) -> str | None:
+    """The reader's progress on one chapter (a row or its pk; None when signed out or not started)."""
     if not user or not user.is_authenticated:
         return None
-    return ChapterProgress.objects.filter(user=user, chapter=chapter).values_list("status", flat=True).first()
+    chapter_id = chapter.pk if isinstance(chapter, Chapter) else chapter
+    return ChapterProgress.objects.filter(user=user, chapter_id=chapter_id).values_list("status", flat=True).first()
 
 
 def _graph(user) -> tuple[list[Chapter], dict[str, list[str]]]:
@@ -307,4 +309,6 @@ def rerender_chapters_mentioning(names: list[str], **_signal) -> int:
         if rendered != chapter.body_html:
             Chapter.objects.filter(pk=chapter.pk).update(body_html=rendered)
             changed += 1
+    if changed:
+        bump_content_version()  # update() sends no signal: retire the cached chapter pages
     return changed

@@ -6,6 +6,8 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.cache_keys import body_key, cached_body
+from apps.core.conditional import ConditionalGetMixin
 from apps.core.permissions import IsAuthorOrReadOnly, is_author
 from apps.courses import serializers as s
 from apps.courses import services
@@ -20,7 +22,7 @@ class SignedInOnly:
     permission_classes = [IsAuthenticated]
 
 
-class PartListApi(APIView):
+class PartListApi(ConditionalGetMixin, APIView):
     @extend_schema(responses={200: s.PartSerializer(many=True)})
     def get(self, request):
         return Response(s.PartSerializer(services.part_list(user=request.user), many=True).data)
@@ -29,7 +31,7 @@ class PartListApi(APIView):
 AUTHORING_RESPONSES = {400: None, 401: None, 403: None}
 
 
-class ChapterListApi(generics.ListAPIView):
+class ChapterListApi(ConditionalGetMixin, generics.ListAPIView):
     """Chapters in curriculum order (learners: published only; authors also drafts). POST: authors create one."""
 
     serializer_class = s.ChapterListSerializer
@@ -48,8 +50,19 @@ class ChapterListApi(generics.ListAPIView):
         return (services.chapter_queryset(self.request.user).order_by("part__order", "order")
                 .defer("body", "body_html", "objectives", "key_numbers", "simulators", "source_file"))
 
+    def list(self, request, *args, **kwargs):
+        # The page without progress is the same for every learner (authors: with drafts): cached by content version
+        # and URL (filters, page, host in the links); the reader's statuses are filled in afterwards.
+        key = body_key("chapter-list", is_author(request.user), request.build_absolute_uri())
+        data = cached_body(key, lambda: super(ChapterListApi, self).list(request, *args, **kwargs).data)
+        progress = services.progress_by_slug(request.user)
+        rows = data["results"] if isinstance(data, dict) else data
+        rows = [{**row, "status": progress.get(row["slug"])} for row in rows]
+        return Response({**data, "results": rows} if isinstance(data, dict) else rows)
+
     def get_serializer_context(self):
-        return {**super().get_serializer_context(), "progress": services.progress_by_slug(self.request.user)}
+        # Statuses are per reader and merged by list(); the cached page carries none.
+        return {**super().get_serializer_context(), "progress": {}}
 
 
 def link(chapter: Chapter | None) -> dict | None:
@@ -75,11 +88,11 @@ def _chapter_detail(user, chapter: Chapter, author: bool) -> dict:
         "questions": [{"id": q.id, "slug": q.slug, "kind": q.kind, "level": q.level} for q in chapter.questions.all()],
         "previous": previous,
         "next": following,
-        "status": services.chapter_status(user, chapter),
+        "status": None,
     }
 
 
-class ChapterDetailApi(APIView):
+class ChapterDetailApi(ConditionalGetMixin, APIView):
     """GET: the reader's view (a draft is a 404 except to authors, who preview it exactly as learners will see it).
     PATCH / DELETE: authors only."""
 
@@ -88,8 +101,14 @@ class ChapterDetailApi(APIView):
     @extend_schema(responses={200: s.ChapterDetailSerializer})
     def get(self, request, slug: str):
         author = is_author(request.user)
-        chapter = services.chapter_get(user=request.user, slug=slug, author=author)
-        return Response(s.ChapterDetailSerializer(_chapter_detail(request.user, chapter, author)).data)
+
+        def build() -> dict:
+            chapter = services.chapter_get(user=request.user, slug=slug, author=author)  # 404: nothing cached
+            return {"pk": chapter.pk, "body": s.ChapterDetailSerializer(_chapter_detail(request.user, chapter, author)).data}
+
+        # The page is the same for every reader but the status (authors: drafts too): cached by content version.
+        page = cached_body(body_key("chapter", slug, author), build)
+        return Response({**page["body"], "status": services.chapter_status(request.user, page["pk"])})
 
     @extend_schema(request=s.ChapterWriteSerializer(partial=True),
                    responses={200: s.ChapterAuthoringSerializer, 404: None, **AUTHORING_RESPONSES})
@@ -136,7 +155,7 @@ class ProgressMergeApi(SignedInOnly, APIView):
         return Response(s.MergeOutputSerializer(body).data)
 
 
-class ConceptMapApi(APIView):
+class ConceptMapApi(ConditionalGetMixin, APIView):
     @extend_schema(responses={200: s.ConceptMapSerializer})
     def get(self, request):
         return Response(s.ConceptMapSerializer(services.concept_map(user=request.user)).data)

@@ -40,8 +40,8 @@ def term_list(*, user, q: str = "") -> QuerySet[Term]:
     return terms.filter(Q(term__icontains=q) | Q(pk__in=alias_hits))
 
 
-def term_get(*, user, slug: str) -> Term:
-    author = is_author(user)
+def term_get(*, user, slug: str, author: bool | None = None) -> Term:
+    author = is_author(user) if author is None else author
     queryset = Term.objects.for_author(author).prefetch_related(
         Prefetch("related", queryset=Term.objects.for_author(author).only("id", "slug", "term", "definition").order_by("term")),
         Prefetch("chapters", queryset=chapter_model().objects.links(author=author)),

@@ -4,7 +4,9 @@ from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.permissions import IsAuthorOrReadOnly
+from apps.core.cache_keys import body_key, cached_body
+from apps.core.conditional import ConditionalGetMixin
+from apps.core.permissions import IsAuthorOrReadOnly, is_author
 from apps.glossary import services
 from apps.glossary.serializers import (
     TermAuthoringSerializer,
@@ -20,7 +22,7 @@ AUTHORING_RESPONSES = {400: None, 401: None, 403: None}
 @extend_schema(
     parameters=[OpenApiParameter("q", OpenApiTypes.STR, description="Substring of the term or an alias (max 200)")]
 )
-class TermListApi(generics.ListAPIView):
+class TermListApi(ConditionalGetMixin, generics.ListAPIView):
     """All glossary terms A-Z; ``page_size`` up to 500 lets a client load the whole glossary at once."""
 
     serializer_class = TermListSerializer
@@ -32,6 +34,11 @@ class TermListApi(generics.ListAPIView):
         query.is_valid(raise_exception=True)
         return services.term_list(user=self.request.user, q=query.validated_data.get("q", ""))
 
+    def list(self, request, *args, **kwargs):
+        # Same for every reader but authors (drafts): cached by content version and URL (query, page, host).
+        key = body_key("term-list", is_author(request.user), request.build_absolute_uri())
+        return Response(cached_body(key, lambda: super(TermListApi, self).list(request, *args, **kwargs).data))
+
     @extend_schema(parameters=[], request=TermWriteSerializer, responses={201: TermAuthoringSerializer, **AUTHORING_RESPONSES})
     def post(self, request):
         """Authors create a term (a draft unless `status` says published)."""
@@ -41,15 +48,20 @@ class TermListApi(generics.ListAPIView):
         return Response(TermAuthoringSerializer(services.term_authoring(term)).data, status=status.HTTP_201_CREATED)
 
 
-class TermDetailApi(APIView):
+class TermDetailApi(ConditionalGetMixin, APIView):
     """GET: the term (drafts are a 404 except to authors). PATCH / DELETE: authors only."""
 
     permission_classes = [IsAuthorOrReadOnly]
 
     @extend_schema(responses={200: TermDetailSerializer})
     def get(self, request, slug: str):
-        term = services.term_get(user=request.user, slug=slug)
-        return Response(TermDetailSerializer(services.term_detail(term)).data)
+        author = is_author(request.user)
+
+        def build() -> dict:
+            return TermDetailSerializer(services.term_detail(services.term_get(user=request.user, slug=slug, author=author))).data
+
+        # Same for every reader but authors (drafts): cached by content version; a 404 is not cached.
+        return Response(cached_body(body_key("term", slug, author), build))
 
     @extend_schema(request=TermWriteSerializer, responses={200: TermAuthoringSerializer, 404: None, **AUTHORING_RESPONSES})
     def patch(self, request, slug: str):

@@ -12,9 +12,11 @@ from rest_framework.exceptions import NotAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.cache_keys import body_key, cached_body
+from apps.core.conditional import ConditionalGetMixin
 from apps.core.models import Status
 from apps.core.pagination import PageNumberPagination, paginated_schema
-from apps.core.permissions import IsAuthorOrReadOnly
+from apps.core.permissions import IsAuthorOrReadOnly, is_author
 from apps.courses.services import chapter_queryset
 from apps.glossary.models import Term
 from apps.quiz import serializers as s
@@ -43,7 +45,7 @@ def _visible_questions(user):
 AUTHORING_RESPONSES = {400: None, 401: None, 403: None}
 
 
-class QuestionViewSet(viewsets.ReadOnlyModelViewSet):
+class QuestionViewSet(ConditionalGetMixin, viewsets.ReadOnlyModelViewSet):
     """Questions with their public choices; answer keys and model answers only come back from check.
 
     Learners see published questions only (a draft's detail is a 404); authors also see drafts, exactly as learners
@@ -55,6 +57,11 @@ class QuestionViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         return _visible_questions(self.request.user)
+
+    def list(self, request, *args, **kwargs):
+        # Same for every reader but authors (drafts): cached by content version and URL (filters, page, host).
+        key = body_key("question-list", is_author(request.user), request.build_absolute_uri())
+        return Response(cached_body(key, lambda: super(QuestionViewSet, self).list(request, *args, **kwargs).data))
 
     @extend_schema(request=s.QuestionWriteSerializer, responses={201: s.QuestionAuthoringSerializer, **AUTHORING_RESPONSES})
     def create(self, request):

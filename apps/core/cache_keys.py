@@ -1,0 +1,82 @@
+"""Cached read bodies keyed by a content version.
+
+One counter in the shared cache (``content_version``) names the current state of all authored content. An app
+wires ``watch_content(*models)`` in its ``AppConfig.ready()``: any save, delete or many-to-many change of those
+models bumps the counter, so every body cached under the old version is simply never read again (it expires after
+``BODY_TIMEOUT_S``). Code that changes content with ``QuerySet.update()`` (no signals) calls
+``bump_content_version()`` itself.
+
+The counter is bumped twice: at once, and again when the transaction commits. Between the two, a reader in another
+transaction still sees the old rows and may cache them under the first new version; the second bump retires that
+entry. A counter lost from the cache (evicted, Redis flushed) starts again from the clock, never from a value an
+old entry may carry. Bodies also expire after ``BODY_TIMEOUT_S``, the bound on staleness if the shared cache is
+unreachable while content changes (each process then falls back to its own cache; see ``apps.core.cache``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.core.cache import cache
+from django.db import models, transaction
+from django.db.models.signals import m2m_changed, post_delete, post_save
+
+VERSION_KEY = "content-version"
+BODY_TIMEOUT_S = 600
+
+_watched: set[type[models.Model]] = set()
+
+
+def content_version() -> int:
+    version = cache.get(VERSION_KEY)
+    if version is None:
+        cache.add(VERSION_KEY, time.time_ns(), timeout=None)
+        version = cache.get(VERSION_KEY) or time.time_ns()
+    return version
+
+
+def _bump() -> None:
+    try:
+        cache.incr(VERSION_KEY)
+    except ValueError:  # not in the cache (evicted or never read): restart from the clock
+        cache.set(VERSION_KEY, time.time_ns(), timeout=None)
+
+
+def bump_content_version() -> None:
+    """Retires every cached body; call after changing content without model signals (``QuerySet.update()``)."""
+    _bump()
+    transaction.on_commit(_bump)
+
+
+def body_key(kind: str, *parts: Any, version: int | None = None) -> str:
+    """A cache key for one read body: its kind, the content version, and what selects it (slug, author, URL)."""
+    version = content_version() if version is None else version
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
+    return f"body:{kind}:{version}:{digest}"
+
+
+def cached_body(key: str, build: Callable[[], Any]) -> Any:
+    """The body under ``key``, built (and stored for ``BODY_TIMEOUT_S``) when absent."""
+    body = cache.get(key)
+    if body is None:
+        body = build()
+        cache.set(key, body, timeout=BODY_TIMEOUT_S)
+    return body
+
+
+def _changed(sender, instance=None, action: str = "post", **_signal) -> None:
+    if not action.startswith("post"):  # m2m_changed also sends pre_add, pre_remove, pre_clear
+        return
+    if type(instance) in _watched or isinstance(instance, tuple(_watched)):
+        bump_content_version()
+
+
+def watch_content(*content_models: type[models.Model]) -> None:
+    """Bumps the content version whenever one of ``content_models`` is saved, deleted or has a relation changed."""
+    _watched.update(content_models)
+    post_save.connect(_changed, dispatch_uid="core-content-version-save")
+    post_delete.connect(_changed, dispatch_uid="core-content-version-delete")
+    m2m_changed.connect(_changed, dispatch_uid="core-content-version-m2m")

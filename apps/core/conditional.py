@@ -1,0 +1,66 @@
+"""Conditional GET for API reads: a strong ETag on every 200 answer to GET/HEAD, and 304 Not Modified when the
+request's If-None-Match names it.
+
+Answers that differ by reader (progress fields, an author's drafts) are safe: the tag is either a hash of the body
+itself or, when a view knows a cheaper one (``response["ETag"] = make_etag(...)``), one made from everything the body
+depends on, reader included. Every such answer also carries ``Vary: Authorization, Cookie`` so a shared cache never
+hands one reader's copy to another, and ``Cache-Control: no-cache`` so clients revalidate each time (an author's
+edit shows at once: the next conditional request gets the new body, not a 304).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.http import HttpResponseNotModified
+from django.utils.cache import patch_vary_headers
+
+VARY = ("Authorization", "Cookie")
+
+
+def make_etag(*parts: Any) -> str:
+    """A strong entity tag from the parts a body depends on (reprs hashed)."""
+    return '"' + hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest() + '"'
+
+
+def body_etag(content: bytes) -> str:
+    return '"' + hashlib.blake2b(content, digest_size=16).hexdigest() + '"'
+
+
+def if_none_match(request, etag: str) -> bool:
+    """Whether the request's If-None-Match matches ``etag`` (weak comparison, as RFC 9110 asks for GET)."""
+    header = request.headers.get("If-None-Match")
+    if not header:
+        return False
+    if header.strip() == "*":
+        return True
+    wanted = etag.removeprefix("W/")
+    return any(tag.strip().removeprefix("W/") == wanted for tag in header.split(","))
+
+
+def conditional(request, response):
+    """Adds ETag, Vary and Cache-Control to a 200 answer to GET/HEAD, or turns it into a 304 when the tag matches."""
+    if request.method not in ("GET", "HEAD") or response.status_code != 200 or response.streaming:
+        return response
+    patch_vary_headers(response, VARY)
+    if not response.has_header("Cache-Control"):
+        response["Cache-Control"] = "no-cache"
+    if not response.has_header("ETag"):
+        if hasattr(response, "render") and not getattr(response, "is_rendered", True):
+            response.render()
+        response["ETag"] = body_etag(response.content)
+    if not if_none_match(request, response["ETag"]):
+        return response
+    not_modified = HttpResponseNotModified()
+    for header in ("ETag", "Vary", "Cache-Control"):
+        not_modified[header] = response[header]
+    return not_modified
+
+
+class ConditionalGetMixin:
+    """For DRF views: ``conditional`` applied to every answer (after content negotiation and rendering setup)."""
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        return conditional(request, response)
