@@ -142,7 +142,14 @@ def retire_card(card: Card) -> None:
     card.retired = True
     card.save(update_fields=["retired", "updated_at"])
     card.decks.clear()
-    UserCard.objects.filter(card=card, suspended=False).update(suspended=True)
+    UserCard.objects.filter(card=card, suspended=False).update(suspended=True, suspended_by_retirement=True)
+
+
+def restore_user_cards(cards) -> None:
+    """The source of retired ``cards`` is back: learners who had them active get them active again (cards the
+    learner suspended themselves stay suspended)."""
+    UserCard.objects.filter(card__in=cards, suspended_by_retirement=True).update(
+        suspended=False, suspended_by_retirement=False)
 
 
 def sync_card(source_type: str, obj, *, card: Card | None = None, decks: dict[str, Deck] | None = None) -> Card:
@@ -167,8 +174,11 @@ def sync_card(source_type: str, obj, *, card: Card | None = None, decks: dict[st
         if card.content_hash != digest:
             card.front, card.back, card.content_hash = front, back, digest
             card.front_html, card.back_html = render_markdown(front), render_markdown(back)
+        was_retired = card.retired
         card.source_version, card.retired = version, False
         card.save()
+        if was_retired:
+            restore_user_cards([card])
     wanted = wanted_decks(source_type, obj, decks)
     if {deck.pk for deck in card.decks.all()} != {deck.pk for deck in wanted}:
         card.decks.set(wanted)
@@ -185,7 +195,7 @@ def sync_all_cards(counts: dict[str, int] | None = None) -> None:
     for card_id, deck_id in through.objects.values_list("card_id", "deck_id"):
         memberships.setdefault(card_id, set()).add(deck_id)
     wanted_members: dict[tuple[str, int], set[int]] = {}
-    created, changed, bumped, seen = [], [], [], set()
+    created, changed, bumped, restored, seen = [], [], [], [], set()
     for source_type, model in SOURCE_MODELS.items():
         objects = [obj for obj in model.objects.prefetch_related(*PREFETCH[source_type])
                    if obj.status == Status.PUBLISHED]
@@ -193,7 +203,7 @@ def sync_all_cards(counts: dict[str, int] | None = None) -> None:
             key = (source_type.value, obj.pk)
             seen.add(key)
             wanted_members[key] = {deck.pk for deck in wanted_decks(source_type, obj, decks)}
-            _plan_card(source_type, obj, existing.get(key), created, changed, bumped)
+            _plan_card(source_type, obj, existing.get(key), created, changed, bumped, restored)
         if counts is not None:
             counts[f"cards_{source_type.value}"] = len(objects)
     Card.objects.bulk_create(created, batch_size=500)
@@ -202,6 +212,8 @@ def sync_all_cards(counts: dict[str, int] | None = None) -> None:
                                            "source_version", "retired"], batch_size=500)
     if bumped:
         UserCard.objects.filter(card__in=bumped).update(source_changed=True)
+    if restored:
+        restore_user_cards(restored)
     cards = {(card.source_type, card.source_id): card for card in [*existing.values(), *created]}
     _sync_memberships(cards, wanted_members, memberships)
     for key, card in existing.items():
@@ -210,7 +222,8 @@ def sync_all_cards(counts: dict[str, int] | None = None) -> None:
     pending_clear()
 
 
-def _plan_card(source_type: str, obj, card: Card | None, created: list, changed: list, bumped: list) -> None:
+def _plan_card(source_type: str, obj, card: Card | None, created: list, changed: list, bumped: list,
+               restored: list) -> None:
     front, back = card_text(source_type, obj)
     digest = content_hash(front, back)
     version = getattr(obj, "key_version", 1)
@@ -223,6 +236,8 @@ def _plan_card(source_type: str, obj, card: Card | None, created: list, changed:
         return
     if version > card.source_version:
         bumped.append(card)
+    if card.retired:
+        restored.append(card)
     if card.content_hash != digest:
         card.front, card.back, card.content_hash = front, back, digest
         card.front_html, card.back_html = render_markdown(front), render_markdown(back)

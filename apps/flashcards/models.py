@@ -80,6 +80,8 @@ class UserCard(models.Model):
     reps = models.PositiveIntegerField(default=0)
     lapses = models.PositiveIntegerField(default=0)
     suspended = models.BooleanField(default=False)
+    suspended_by_retirement = models.BooleanField(
+        default=False, help_text="Suspended only because the card's source left the curriculum: unsuspended when it returns")
     leech = models.BooleanField(default=False)
     buried_until = models.DateTimeField(null=True, blank=True)
     source_changed = models.BooleanField(default=False)

@@ -109,7 +109,8 @@ def card_suspend(*, user, card_id: int, suspended: bool) -> UserCard:
     if not suspended and user_card.card.retired:
         raise Conflict("This card's source was removed from the curriculum; it stays suspended.")
     user_card.suspended = suspended
-    user_card.save(update_fields=["suspended"])
+    user_card.suspended_by_retirement = False  # the learner's own choice: it outlasts a retirement
+    user_card.save(update_fields=["suspended", "suspended_by_retirement"])
     return user_card
 
 

@@ -393,8 +393,9 @@ def import_json(*, user, cards: list[dict]) -> dict[str, int]:
     for index, entry in enumerate(cards):
         user_card = UserCard(user=user, card=card_map[index], added_at=entry["added_at"])
         restore(user_card, {name: _text(entry.get(name)) for name in SNAPSHOT_FIELDS})
-        if user_card.card.retired:  # its source was unpublished or removed since the export: it stays suspended
-            user_card.suspended = True
+        if user_card.card.retired and not user_card.suspended:
+            # its source was unpublished or removed since the export: suspended until the source comes back
+            user_card.suspended = user_card.suspended_by_retirement = True
         user_cards.append(user_card)
     UserCard.objects.bulk_create(user_cards, batch_size=1000)
     logs = [
