@@ -11,6 +11,8 @@ from html.parser import HTMLParser
 import markdown
 import nh3
 
+from apps.core.diagrams import DIAGRAMS, diagram_uses
+
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em", "figcaption",
     "figure", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre", "span", "strong",
@@ -28,7 +30,7 @@ ALLOWED_ATTRIBUTES = {
     "h2": {"id"},
     "h3": {"id"},
     "h4": {"id"},
-    # Live diagrams: the placeholder the reader mounts a component on (see apps.core.registry.DIAGRAMS).
+    # Live diagrams: the placeholder the reader mounts a component on (see apps.core.diagrams.DIAGRAMS).
     "figure": {"class", "data-diagram", "data-params"},
 }
 
@@ -41,8 +43,6 @@ def render_markdown(text: str) -> str:
 
 
 def _diagram_figure(name: str, params: dict) -> str:
-    from apps.core.registry import DIAGRAMS
-
     spec = DIAGRAMS[name]
     full = {key: params.get(key, param["default"]) for key, param in spec["params"].items()}
     setup = " · ".join(f"{key.replace('_', ' ')} {value}" for key, value in full.items())
@@ -60,8 +60,6 @@ def render_diagram_blocks(text: str) -> str:
     an invalid one is left as a code block (the loader and the authoring API report it with its line)."""
     if "```diagram" not in text:
         return text
-    from apps.core.registry import diagram_uses
-
     out, last = [], 0
     for use in diagram_uses(text):
         if use.errors:

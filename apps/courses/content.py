@@ -18,7 +18,8 @@ from apps.core.content import (
     slug_lookup,
     sync_by_slug,
 )
-from apps.core.registry import SIMULATORS, diagram_errors
+from apps.core.diagrams import diagram_errors
+from apps.core.registry import SIMULATORS
 from apps.courses.graph import find_cycle
 from apps.courses.models import Chapter, Level, Part
 from apps.courses.services import glossary_entries, render_chapter_body

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from apps.core.registry import diagram_errors, simulator_errors
+from apps.core.diagrams import diagram_errors
+from apps.core.registry import simulator_errors
 from apps.core.validation import markdown_error, string_list_error
 from apps.courses.graph import find_cycle
+from apps.simulators.models import GPU, ModelConfig
 
 
 def key_number_errors(value) -> list[str]:
@@ -31,8 +33,6 @@ def key_number_errors(value) -> list[str]:
 
 def catalog_slugs() -> dict[str, set[str]]:
     """The model and GPU slugs a diagram may name (the simulator catalog as loaded)."""
-    from apps.simulators.models import GPU, ModelConfig
-
     return {"models": set(ModelConfig.objects.values_list("slug", flat=True)),
             "gpus": set(GPU.objects.values_list("slug", flat=True))}
 

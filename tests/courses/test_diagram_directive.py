@@ -9,8 +9,9 @@ import pytest
 
 from apps.core import content
 from apps.core.content import ContentInvalid, load_all
+from apps.core.diagrams import DIAGRAMS, diagram_errors
 from apps.core.management.commands.export_diagrams import TARGET, diagrams_json
-from apps.core.registry import DIAGRAMS, SIMULATORS, diagram_errors
+from apps.core.registry import SIMULATORS
 from apps.core.rendering import render_markdown
 from apps.courses.models import Chapter
 

@@ -4,7 +4,7 @@ picture when its control moves (by keyboard), honours reduced motion, and shows 
 import pytest
 from playwright.sync_api import expect
 
-from apps.core.registry import DIAGRAMS
+from apps.core.diagrams import DIAGRAMS
 from tests.journeys.conftest import shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -1,4 +1,4 @@
-"""Writes the live-diagram registry (apps.core.registry.DIAGRAMS) for the web client, so both read one list."""
+"""Writes the live-diagram registry (apps.core.diagrams.DIAGRAMS) for the web client, so both read one list."""
 
 import json
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from apps.core.registry import diagrams_document
+from apps.core.diagrams import diagrams_document
 
 TARGET = Path(settings.BASE_DIR) / "frontend" / "src" / "generated" / "diagrams.json"
 
