@@ -31,7 +31,7 @@ export function LoginPage() {
     const form = new FormData(event.currentTarget);
     try {
       await login(String(form.get("username")), String(form.get("password")));
-      navigate("/account");
+      navigate("/"); // the start page: resume where you left off
     } catch (error) {
       errors.setError(error as ApiError);
     }
@@ -56,7 +56,7 @@ export function SignupPage() {
     const form = new FormData(event.currentTarget);
     try {
       await register(String(form.get("username")), String(form.get("password")), String(form.get("email") || ""));
-      navigate("/account");
+      navigate("/"); // the start page: where to start, by goal
     } catch (error) {
       errors.setError(error as ApiError);
     }
@@ -82,6 +82,12 @@ export function AccountPage() {
     <section>
       <h1>Account</h1>
       <p data-testid="signed-in-as">Signed in as <strong>{user.username}</strong>{user.is_author ? " (author)" : ""}.</p>
+      <ul>
+        <li><Link to="/">Resume where you left off</Link></li>
+        <li><Link to="/learn">Your reading progress</Link></li>
+        <li><Link to="/practice">Your practice sessions</Link></li>
+        <li><Link to="/flashcards/stats">Your flashcard statistics</Link> · <Link to="/flashcards/settings">settings</Link></li>
+      </ul>
       <button onClick={async () => { await logout(); navigate("/"); }}>Log out</button>
     </section>
   );

@@ -6,6 +6,43 @@ import type { Status } from "./types";
 
 const STORAGE_KEY = "chapter-progress";
 const CHANGED = "chapter-progress-changed";
+const LAST_KEY = "last-chapter";
+
+/** The chapter this browser opened last (a hint for "resume"; the account's progress is the record). */
+export function lastChapter(): string | null {
+  try {
+    return localStorage.getItem(LAST_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function rememberLastChapter(slug: string) {
+  try {
+    localStorage.setItem(LAST_KEY, slug);
+  } catch {
+    // Private mode: resume falls back to the progress alone.
+  }
+}
+
+/** Where to pick up, given the chapters in reading order and the reader's progress: the chapter last opened here if
+ * not yet understood, else the one being read furthest along, else the first not understood after the furthest
+ * understood one. Null for someone with no progress at all. */
+export function resumeChapter<T extends { slug: string }>(
+  ordered: T[], progress: Record<string, Status>, last: string | null,
+): { chapter: T; reason: "last" | "reading" | "next" } | null {
+  const lastOne = last ? ordered.find((chapter) => chapter.slug === last) : undefined;
+  if (lastOne && progress[lastOne.slug] !== "understood") return { chapter: lastOne, reason: "last" };
+  let furthest = -1;
+  ordered.forEach((chapter, index) => {
+    if (progress[chapter.slug]) furthest = index;
+  });
+  if (furthest === -1) return lastOne ? { chapter: lastOne, reason: "last" } : null;
+  if (progress[ordered[furthest].slug] === "reading") return { chapter: ordered[furthest], reason: "reading" };
+  const next = ordered.slice(furthest + 1).find((chapter) => progress[chapter.slug] !== "understood")
+    ?? ordered.find((chapter) => progress[chapter.slug] !== "understood");
+  return next ? { chapter: next, reason: "next" } : null;
+}
 
 export function localProgress(): Record<string, Exclude<Status, null>> {
   try {
