@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.db import connections
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from apps.flashcards import scheduling
@@ -214,6 +214,107 @@ def deck_tree(*, user, now: datetime) -> dict:
         top["children"] = parts
         roots.insert(0, top)
     return {"day_ends_at": iso(end), "limits": {"new_left": new_left, "reviews_left": reviews_left}, "decks": roots}
+
+
+# --- card browser -------------------------------------------------------------------------------------------
+
+BROWSE_SORTS = {"due": "due", "added": "added_at", "lapses": "lapses", "reps": "reps", "difficulty": "difficulty",
+                "stability": "stability", "last_review": "last_review", "card": "card_id"}
+BROWSE_FIELDS = ("id", "card_id", "state", "stability", "difficulty", "due", "last_review", "reps", "lapses",
+                 "suspended", "leech", "buried_until", "added_at", "card__source_type", "card__source_id",
+                 "card__front", "card__back", "card__retired")
+
+
+def card_search(*, user, filters: dict, now: datetime) -> QuerySet:
+    """The learner's cards matching every given filter, in the requested order (then card id): one SQL query.
+
+    ``q`` matches a substring of the front or back (case-insensitive); ``deck`` and ``tag`` (a question topic) test
+    deck membership; ``due_before`` / ``due_after`` are days in the learner's calendar (due before that day starts,
+    due after it ends).
+    """
+    queryset = UserCard.objects.filter(user=user)
+    if filters.get("q"):
+        queryset = queryset.filter(Q(card__front__icontains=filters["q"]) | Q(card__back__icontains=filters["q"]))
+    if filters.get("deck") and filters["deck"] != "all":
+        queryset = queryset.filter(card__decks__slug=filters["deck"])
+    if filters.get("tag"):
+        queryset = queryset.filter(card__decks__slug=f"topic-{filters['tag']}")
+    if filters.get("state"):
+        queryset = queryset.filter(state__in=filters["state"])
+    if filters.get("suspended") is not None:
+        queryset = queryset.filter(suspended=filters["suspended"])
+    if filters.get("buried") is not None:
+        buried = Q(buried_until__gt=now)
+        queryset = queryset.filter(buried if filters["buried"] else ~buried | Q(buried_until__isnull=True))
+    if filters.get("flag") is not None:
+        queryset = queryset.filter(flag=filters["flag"])
+    clock = day_clock(settings_get(user=user)) if filters.get("due_before") or filters.get("due_after") else None
+    if filters.get("due_before"):
+        queryset = queryset.filter(due__lt=clock.start_of(filters["due_before"]))
+    if filters.get("due_after"):
+        queryset = queryset.filter(due__gte=clock.start_of(filters["due_after"] + timedelta(days=1)))
+    if filters.get("lapses_min") is not None:
+        queryset = queryset.filter(lapses__gte=filters["lapses_min"])
+    if filters.get("difficulty_min") is not None:
+        queryset = queryset.filter(difficulty__gte=filters["difficulty_min"])
+    if filters.get("difficulty_max") is not None:
+        queryset = queryset.filter(difficulty__lte=filters["difficulty_max"])
+    sort = filters.get("sort") or "due"
+    descending = sort.startswith("-")
+    column = F(BROWSE_SORTS[sort.lstrip("-")])
+    ordering = column.desc(nulls_last=True) if descending else column.asc(nulls_last=True)
+    return queryset.order_by(ordering, "-card_id" if descending else "card_id")
+
+
+def browse_row(user_card: UserCard, *, now: datetime) -> dict:
+    card = user_card.card
+    return {
+        "card_id": user_card.card_id, "source_type": card.source_type, "source_id": card.source_id,
+        "front": card.front[:300], "back": card.back[:300], "state": user_card.state,
+        "state_name": CardState(user_card.state).label, "due": iso(user_card.due),
+        "last_review": iso(user_card.last_review), "added_at": iso(user_card.added_at), "reps": user_card.reps,
+        "lapses": user_card.lapses, "stability": user_card.stability, "difficulty": user_card.difficulty,
+        "suspended": user_card.suspended, "leech": user_card.leech, "retired": card.retired,
+        "buried": user_card.buried_until is not None and user_card.buried_until > now,
+        "flag": getattr(user_card, "flag", 0),
+    }
+
+
+def card_browse(*, user, filters: dict, page: int, page_size: int, now: datetime) -> dict:
+    queryset = card_search(user=user, filters=filters, now=now)
+    total = queryset.count()
+    offset = (page - 1) * page_size
+    rows = queryset.select_related("card").only(*BROWSE_FIELDS)[offset:offset + page_size]
+    return {"count": total, "page": page, "page_size": page_size,
+            "results": [browse_row(user_card, now=now) for user_card in rows]}
+
+
+def card_detail(*, user, card_id: int, now: datetime) -> dict:
+    """One card of the learner's: its text, where it comes from, its state and every review with the FSRS memory
+    (stability, difficulty) it left behind, oldest first."""
+    user_card = get_object_or_404(UserCard.objects.select_related("card"), user=user, card_id=card_id)
+    srs = settings_get(user=user)
+    scheduler = scheduler_config(srs).scheduler(fuzzing=False)
+    history = []
+    for log in user_card.reviews.order_by("reviewed_at", "id"):
+        after = log.after or {}
+        before = log.before or {}
+        retrievability = None
+        if before.get("stability") and before.get("last_review"):
+            memory = scheduling.Memory(state=before["state"], step=before.get("step"), stability=before["stability"],
+                                       difficulty=before.get("difficulty"), due=log.reviewed_at,
+                                       last_review=datetime.fromisoformat(before["last_review"]))
+            retrievability = scheduling.retrievability(memory, now=log.reviewed_at, scheduler=scheduler)
+        history.append({
+            "review_id": str(log.review_id), "reviewed_at": iso(log.reviewed_at), "rating": log.rating,
+            "duration_ms": log.duration_ms, "state_before": log.state_before, "state_after": log.state_after,
+            "stability": after.get("stability"), "difficulty": after.get("difficulty"), "due": after.get("due"),
+            "retrievability_before": None if retrievability is None else round(retrievability, 4),
+        })
+    decks = list(user_card.card.decks.exclude(slug__in=hidden_deck_slugs()).values("slug", "title", "kind"))
+    return {**browse_row(user_card, now=now), "front": user_card.card.front, "back": user_card.card.back,
+            "front_html": user_card.card.front_html, "back_html": user_card.card.back_html, "decks": decks,
+            "history": history}
 
 
 # --- statistics ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from apps.flashcards.transfer import FORMAT_NAME, FORMAT_VERSION
 
 MAX_STEP_MINUTES = 1440 * 7
 STATE_VALUES = [state.value for state in CardState]
+BROWSE_SORT_KEYS = ["due", "added", "lapses", "reps", "difficulty", "stability", "last_review", "card"]
 
 
 # --- inputs -------------------------------------------------------------------------------------------------
@@ -23,6 +24,43 @@ class ReviewInputSerializer(serializers.Serializer):
 class DueQuerySerializer(serializers.Serializer):
     deck = serializers.SlugField(required=False, allow_blank=True, max_length=120)
     limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=20)
+
+
+class BrowseQuerySerializer(serializers.Serializer):
+    q = serializers.CharField(required=False, allow_blank=True, max_length=200, help_text="Text in the front or back")
+    deck = serializers.SlugField(required=False, allow_blank=True, max_length=120, help_text="A deck slug (subtree)")
+    tag = serializers.SlugField(required=False, allow_blank=True, max_length=100, help_text="A question topic slug")
+    state = serializers.MultipleChoiceField(choices=STATE_VALUES, required=False,
+                                            help_text="0 new, 1 learning, 2 review, 3 relearning (repeatable)")
+    suspended = serializers.BooleanField(required=False, allow_null=True, default=None)
+    buried = serializers.BooleanField(required=False, allow_null=True, default=None)
+    due_before = serializers.DateField(required=False, help_text="Due before this day (your calendar) starts")
+    due_after = serializers.DateField(required=False, help_text="Due after this day (your calendar) ends")
+    lapses_min = serializers.IntegerField(required=False, min_value=0, max_value=10**6)
+    difficulty_min = serializers.FloatField(required=False, min_value=1, max_value=10)
+    difficulty_max = serializers.FloatField(required=False, min_value=1, max_value=10)
+    sort = serializers.ChoiceField(required=False, default="due", choices=[
+        *BROWSE_SORT_KEYS, *[f"-{key}" for key in BROWSE_SORT_KEYS]], help_text="A column; '-' for descending")
+    page = serializers.IntegerField(required=False, default=1, min_value=1, max_value=100_000)
+    page_size = serializers.IntegerField(required=False, default=50, min_value=1, max_value=500)
+
+    def validate(self, data):
+        low, high = data.get("difficulty_min"), data.get("difficulty_max")
+        if low is not None and high is not None and low > high:
+            raise serializers.ValidationError({"difficulty_max": ["Must not be below difficulty_min."]})
+        return data
+
+
+class BulkInputSerializer(serializers.Serializer):
+    card_ids = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
+                                     min_length=1, max_length=5000)
+    action = serializers.ChoiceField(choices=["suspend", "unsuspend", "bury", "unbury", "reset", "reschedule"])
+    due = serializers.DateField(required=False, help_text="reschedule: the day (your calendar) the cards fall due")
+
+    def validate(self, data):
+        if data["action"] == "reschedule" and not data.get("due"):
+            raise serializers.ValidationError({"due": ["Required to reschedule."]})
+        return data
 
 
 class ExportQuerySerializer(serializers.Serializer):
@@ -209,6 +247,66 @@ class DeckTreeSerializer(serializers.Serializer):
     day_ends_at = serializers.DateTimeField()
     limits = DeckTreeLimitsSerializer()
     decks = RootDeckNodeSerializer(many=True, help_text="All cards (parts → chapters below it), then the topics")
+
+
+class BrowseRowSerializer(serializers.Serializer):
+    card_id = serializers.IntegerField()
+    source_type = serializers.CharField()
+    source_id = serializers.IntegerField()
+    front = serializers.CharField(help_text="At most 300 characters")
+    back = serializers.CharField(help_text="At most 300 characters")
+    state = serializers.IntegerField()
+    state_name = serializers.CharField()
+    due = serializers.DateTimeField()
+    last_review = serializers.DateTimeField(allow_null=True)
+    added_at = serializers.DateTimeField()
+    reps = serializers.IntegerField()
+    lapses = serializers.IntegerField()
+    stability = serializers.FloatField(allow_null=True)
+    difficulty = serializers.FloatField(allow_null=True)
+    suspended = serializers.BooleanField()
+    leech = serializers.BooleanField()
+    retired = serializers.BooleanField()
+    buried = serializers.BooleanField()
+    flag = serializers.IntegerField(help_text="0 none, 1-4 a coloured flag")
+
+
+class BrowsePageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    page = serializers.IntegerField()
+    page_size = serializers.IntegerField()
+    results = BrowseRowSerializer(many=True)
+
+
+class CardReviewEntrySerializer(serializers.Serializer):
+    review_id = serializers.UUIDField()
+    reviewed_at = serializers.DateTimeField()
+    rating = serializers.IntegerField()
+    duration_ms = serializers.IntegerField(allow_null=True)
+    state_before = serializers.IntegerField()
+    state_after = serializers.IntegerField()
+    stability = serializers.FloatField(allow_null=True, help_text="FSRS stability (days) after the review")
+    difficulty = serializers.FloatField(allow_null=True, help_text="FSRS difficulty after the review")
+    due = serializers.DateTimeField(allow_null=True)
+    retrievability_before = serializers.FloatField(allow_null=True, help_text="Recall probability when reviewed")
+
+
+class CardDeckRefSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    kind = serializers.CharField()
+
+
+class CardDetailSerializer(BrowseRowSerializer):
+    front_html = serializers.CharField()
+    back_html = serializers.CharField()
+    decks = CardDeckRefSerializer(many=True)
+    history = CardReviewEntrySerializer(many=True)
+
+
+class BulkOutputSerializer(serializers.Serializer):
+    updated = serializers.IntegerField()
+    skipped = serializers.IntegerField(help_text="Cards left as they were (a retired card stays suspended)")
 
 
 class DeckAddOutputSerializer(serializers.Serializer):

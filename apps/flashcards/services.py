@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404
 from django.utils.dateparse import parse_datetime
 
-from apps.core.exceptions import Conflict
+from apps.core.exceptions import Conflict, InvalidInput, NotFound
 from apps.flashcards import scheduling
 from apps.flashcards.content import hidden_deck_slugs
 from apps.flashcards.models import CardState, Deck, ReviewLog, SrsSettings, UndoneReview, UserCard
@@ -213,3 +213,39 @@ def card_undo(*, user, card_id: int, review_id: uuid.UUID | None = None) -> dict
                                           defaults={"user": user, "user_card": user_card, "answer": answer})
     log.delete()
     return answer
+
+
+# --- bulk actions (card browser) ----------------------------------------------------------------------------
+
+BULK_ACTIONS = ("suspend", "unsuspend", "bury", "unbury", "reset", "reschedule")
+
+
+@transaction.atomic
+def cards_bulk(*, user, card_ids: list[int], action: str, now: datetime, due_date=None) -> dict[str, int]:
+    """One UPDATE over the learner's chosen cards. Every id must name a card of the learner's collection (else
+    NotFound, and nothing changes). Cards whose source left the curriculum stay suspended (``skipped``)."""
+    chosen = UserCard.objects.filter(user=user, card_id__in=card_ids)
+    found = chosen.count()
+    if found != len(set(card_ids)):
+        raise NotFound("Some of these cards are not in your collection.")
+    skipped = 0
+    if action == "suspend":
+        updated = chosen.update(suspended=True)
+    elif action == "unsuspend":
+        skipped = chosen.filter(card__retired=True).count()
+        updated = chosen.filter(card__retired=False).update(suspended=False, leech=False)
+    elif action == "bury":
+        updated = chosen.update(buried_until=day_clock(settings_get(user=user)).today_bounds(now)[1])
+    elif action == "unbury":
+        updated = chosen.update(buried_until=None)
+    elif action == "reset":  # back to new, due now; the review log is kept
+        updated = chosen.update(state=CardState.NEW, step=0, stability=None, difficulty=None, due=now,
+                                last_review=None, reps=0, lapses=0, leech=False, buried_until=None)
+    elif action == "reschedule":
+        if due_date is None:
+            raise InvalidInput("A date is needed to reschedule.", field="due")
+        start = day_clock(settings_get(user=user)).start_of(due_date)
+        updated = chosen.update(due=start, buried_until=None)
+    else:
+        raise InvalidInput(f"Unknown action '{action}'; one of {', '.join(BULK_ACTIONS)}.", field="action")
+    return {"updated": updated, "skipped": skipped}

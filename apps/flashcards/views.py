@@ -11,7 +11,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.parsers import LargeJSONParser
+from apps.core.parsers import StreamingJSONParser
 from apps.flashcards import optimization, selectors, services, transfer
 from apps.flashcards import serializers as s
 from apps.flashcards.models import OptimizationJob
@@ -57,6 +57,36 @@ class DueApi(FlashcardApi):
         data = query.validated_data
         return Response(selectors.due_queue(user=request.user, deck_slug=data.get("deck") or None,
                                             limit=data["limit"], now=timezone.now()))
+
+
+class CardBrowseApi(FlashcardApi):
+    @extend_schema(parameters=[s.BrowseQuerySerializer], responses={200: s.BrowsePageSerializer, **ERRORS},
+                   summary="Search your cards: text, deck, tag, state, due, lapses, difficulty; sorted and paged")
+    def get(self, request):
+        query = s.BrowseQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        filters = dict(query.validated_data)
+        page, page_size = filters.pop("page"), filters.pop("page_size")
+        return Response(selectors.card_browse(user=request.user, filters=filters, page=page, page_size=page_size,
+                                              now=timezone.now()))
+
+
+class CardBulkApi(FlashcardApi):
+    @extend_schema(request=s.BulkInputSerializer, responses={200: s.BulkOutputSerializer, **ERRORS},
+                   summary="Suspend, unsuspend, bury, unbury, reset or reschedule many of your cards at once")
+    def post(self, request):
+        data = s.BulkInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        return Response(services.cards_bulk(user=request.user, card_ids=values["card_ids"], action=values["action"],
+                                            due_date=values.get("due"), now=timezone.now()))
+
+
+class CardDetailApi(FlashcardApi):
+    @extend_schema(parameters=[CARD_ID], responses={200: s.CardDetailSerializer, **ERRORS},
+                   summary="One of your cards with its review history and FSRS memory after each review")
+    def get(self, request, card_id: int):
+        return Response(selectors.card_detail(user=request.user, card_id=card_id, now=timezone.now()))
 
 
 class CardReviewApi(FlashcardApi):
@@ -197,8 +227,9 @@ def _download(content: bytes, content_type: str, filename: str) -> HttpResponse:
     return response
 
 
-class ImportParser(LargeJSONParser):
-    """The strict JSON parser with a larger body limit: a collection with its review log runs to megabytes."""
+class ImportParser(StreamingJSONParser):
+    """A streamed JSON body with a larger limit: a collection with its review log runs to megabytes, read one card
+    at a time (transfer.import_json) so memory does not grow with the file."""
 
     MAX_BYTES = 20 * 1024 * 1024
     too_large_message = "Import file too large (at most 20 MB)."
@@ -213,6 +244,6 @@ class ImportApi(FlashcardApi):
     @extend_schema(request=s.ImportSerializer, responses={200: s.ImportOutputSerializer, **ERRORS},
                    summary="Replace your collection with a JSON export (at most 20 MB, 20,000 cards)")
     def post(self, request):
-        data = s.ImportSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        return Response(transfer.import_json(user=request.user, cards=data.validated_data["cards"]))
+        # The body is validated field by field while it streams (the schema above documents it); 409 while
+        # another import of the same collection runs.
+        return Response(transfer.import_json(user=request.user, document=request.data))

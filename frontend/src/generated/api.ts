@@ -256,6 +256,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/flashcards/{card_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your cards with its review history and FSRS memory after each review */
+        get: operations["flashcards_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/flashcards/{card_id}/bury/": {
         parameters: {
             query?: never;
@@ -333,6 +350,40 @@ export interface paths {
         get?: never;
         put?: never;
         post: operations["flashcards_unsuspend_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/cards/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search your cards: text, deck, tag, state, due, lapses, difficulty; sorted and paged */
+        get: operations["flashcards_cards_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/cards/bulk/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Suspend, unsuspend, bury, unbury, reset or reschedule many of your cards at once */
+        post: operations["flashcards_cards_bulk_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1307,6 +1358,16 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description * `suspend` - suspend
+         *     * `unsuspend` - unsuspend
+         *     * `bury` - bury
+         *     * `unbury` - unbury
+         *     * `reset` - reset
+         *     * `reschedule` - reschedule
+         * @enum {string}
+         */
+        ActionEnum: "suspend" | "unsuspend" | "bury" | "unbury" | "reset" | "reschedule";
+        /**
          * @description * `ring` - ring
          *     * `tree` - tree
          *     * `one_shot` - one_shot
@@ -1389,6 +1450,55 @@ export interface components {
          * @enum {integer}
          */
         BlockSizeEnum: 8 | 16 | 32 | 64 | 128;
+        BrowsePage: {
+            count: number;
+            page: number;
+            page_size: number;
+            results: components["schemas"]["BrowseRow"][];
+        };
+        BrowseRow: {
+            card_id: number;
+            source_type: string;
+            source_id: number;
+            /** @description At most 300 characters */
+            front: string;
+            /** @description At most 300 characters */
+            back: string;
+            state: number;
+            state_name: string;
+            /** Format: date-time */
+            due: string;
+            /** Format: date-time */
+            last_review: string | null;
+            /** Format: date-time */
+            added_at: string;
+            reps: number;
+            lapses: number;
+            /** Format: double */
+            stability: number | null;
+            /** Format: double */
+            difficulty: number | null;
+            suspended: boolean;
+            leech: boolean;
+            retired: boolean;
+            buried: boolean;
+            /** @description 0 none, 1-4 a coloured flag */
+            flag: number;
+        };
+        BulkInputRequest: {
+            card_ids: number[];
+            action: components["schemas"]["ActionEnum"];
+            /**
+             * Format: date
+             * @description reschedule: the day (your calendar) the cards fall due
+             */
+            due?: string;
+        };
+        BulkOutput: {
+            updated: number;
+            /** @description Cards left as they were (a retired card stays suspended) */
+            skipped: number;
+        };
         CapacityInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
             model?: string;
@@ -1494,6 +1604,71 @@ export interface components {
             requests_per_s: number;
             prompt_tokens: number;
             output_tokens: number;
+        };
+        CardDeckRef: {
+            slug: string;
+            title: string;
+            kind: string;
+        };
+        CardDetail: {
+            card_id: number;
+            source_type: string;
+            source_id: number;
+            /** @description At most 300 characters */
+            front: string;
+            /** @description At most 300 characters */
+            back: string;
+            state: number;
+            state_name: string;
+            /** Format: date-time */
+            due: string;
+            /** Format: date-time */
+            last_review: string | null;
+            /** Format: date-time */
+            added_at: string;
+            reps: number;
+            lapses: number;
+            /** Format: double */
+            stability: number | null;
+            /** Format: double */
+            difficulty: number | null;
+            suspended: boolean;
+            leech: boolean;
+            retired: boolean;
+            buried: boolean;
+            /** @description 0 none, 1-4 a coloured flag */
+            flag: number;
+            front_html: string;
+            back_html: string;
+            decks: components["schemas"]["CardDeckRef"][];
+            history: components["schemas"]["CardReviewEntry"][];
+        };
+        CardReviewEntry: {
+            /** Format: uuid */
+            review_id: string;
+            /** Format: date-time */
+            reviewed_at: string;
+            rating: number;
+            duration_ms: number | null;
+            state_before: number;
+            state_after: number;
+            /**
+             * Format: double
+             * @description FSRS stability (days) after the review
+             */
+            stability: number | null;
+            /**
+             * Format: double
+             * @description FSRS difficulty after the review
+             */
+            difficulty: number | null;
+            /** Format: date-time */
+            due: string | null;
+            /**
+             * Format: double
+             * @description Recall probability when reviewed
+             */
+            retrievability_before: number | null;
         };
         CardState: {
             card_id: number;
@@ -6332,6 +6507,90 @@ export interface operations {
             };
         };
     };
+    flashcards_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                card_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardDetail"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     flashcards_bury_create: {
         parameters: {
             query?: never;
@@ -6773,6 +7032,233 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CardState"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_cards_retrieve: {
+        parameters: {
+            query?: {
+                buried?: boolean | null;
+                /** @description A deck slug (subtree) */
+                deck?: string;
+                difficulty_max?: number;
+                difficulty_min?: number;
+                /** @description Due after this day (your calendar) ends */
+                due_after?: string;
+                /** @description Due before this day (your calendar) starts */
+                due_before?: string;
+                lapses_min?: number;
+                page?: number;
+                page_size?: number;
+                /** @description Text in the front or back */
+                q?: string;
+                /**
+                 * @description A column; '-' for descending
+                 *
+                 *     * `due` - due
+                 *     * `added` - added
+                 *     * `lapses` - lapses
+                 *     * `reps` - reps
+                 *     * `difficulty` - difficulty
+                 *     * `stability` - stability
+                 *     * `last_review` - last_review
+                 *     * `card` - card
+                 *     * `-due` - -due
+                 *     * `-added` - -added
+                 *     * `-lapses` - -lapses
+                 *     * `-reps` - -reps
+                 *     * `-difficulty` - -difficulty
+                 *     * `-stability` - -stability
+                 *     * `-last_review` - -last_review
+                 *     * `-card` - -card
+                 */
+                sort?: "due" | "added" | "lapses" | "reps" | "difficulty" | "stability" | "last_review" | "card" | "-due" | "-added" | "-lapses" | "-reps" | "-difficulty" | "-stability" | "-last_review" | "-card";
+                /** @description 0 new, 1 learning, 2 review, 3 relearning (repeatable) */
+                state?: (0 | 1 | 2 | 3)[];
+                suspended?: boolean | null;
+                /** @description A question topic slug */
+                tag?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrowsePage"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_cards_bulk_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkOutput"];
                 };
             };
             /** @description Invalid input; `fields` names the field */

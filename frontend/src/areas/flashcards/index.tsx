@@ -3,6 +3,7 @@ import { Link, NavLink, Route, Routes, useSearchParams } from "react-router-dom"
 import { api, ApiError } from "../../lib/api";
 import { useAuth } from "../../lib/auth";
 import { ForecastChart, Heatmap, RetentionChart, type DayCount, type Retention } from "./charts";
+import Browse from "./Browse";
 import { AnswerKey, QuestionChoices, useQuestionCard } from "./QuestionCard";
 import "./flashcards.css";
 
@@ -322,11 +323,13 @@ export default function FlashcardsArea() {
       <h1>Flashcards</h1>
       <nav aria-label="Flashcards" className="subnav">
         <NavLink to="/flashcards" end>Decks</NavLink> · <NavLink to="/flashcards/review">Review</NavLink> ·{" "}
+        <NavLink to="/flashcards/browse">Browse</NavLink> ·{" "}
         <NavLink to="/flashcards/stats">Stats</NavLink> · <NavLink to="/flashcards/settings">Settings</NavLink>
       </nav>
       <Routes>
         <Route index element={<DeckList />} />
         <Route path="review" element={<Review />} />
+        <Route path="browse" element={<Browse />} />
         <Route path="stats" element={<StatsPage />} />
         <Route path="settings" element={<SettingsPage />} />
       </Routes>
