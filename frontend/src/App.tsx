@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useState } from "react";
-import { Link, NavLink, Route, Routes, useLocation } from "react-router-dom";
+import { Link, matchPath, NavLink, Route, Routes, useLocation } from "react-router-dom";
 import { useAuth } from "./lib/auth";
 import { useSettings } from "./lib/settings";
 import SearchPalette from "./components/SearchPalette";
@@ -12,8 +12,51 @@ const FlashcardsArea = lazy(() => import("./areas/flashcards"));
 const LabArea = lazy(() => import("./areas/lab"));
 import { AccountPage, LoginPage, SignupPage } from "./areas/account";
 import Home from "./Home";
+import labPages from "./generated/lab-pages.json";
 // Eager, not with the lazy learn area: it merges this browser's reading progress on any sign-in or sign-up page.
 import "./areas/learn/progress";
+
+const SITE = "LLM-serving kit";
+const LAB_TITLES: Record<string, string> = Object.fromEntries(labPages.map((page: { name: string; title: string }) => [page.name, page.title]));
+
+/** The tab title of every page (routes.json); pages that load a title (a chapter, a question) refine it once loaded. */
+const TITLES: Array<[string, (params: Record<string, string | undefined>) => string]> = [
+  ["/learn", () => "Learn"],
+  ["/learn/map", () => "Concept map · Learn"],
+  ["/learn/:slug", () => "Chapter · Learn"],
+  ["/glossary", () => "Glossary"],
+  ["/glossary/:slug", ({ slug = "" }) => `${slug.replace(/-/g, " ")} · Glossary`],
+  ["/practice", () => "Practice"],
+  ["/practice/interview", () => "Interview mode · Practice"],
+  ["/practice/session/:id", () => "Practice session"],
+  ["/practice/session/:id/summary", () => "Session summary · Practice"],
+  ["/practice/questions/:id", ({ id }) => `Question ${id} · Practice`],
+  ["/practice/diagnosis", () => "Diagnosis game · Practice"],
+  ["/practice/checks", () => "Drag-and-drop checks · Practice"],
+  ["/practice/checks/:id", () => "Drag-and-drop check · Practice"],
+  ["/flashcards", () => "Flashcards"],
+  ["/flashcards/review", () => "Review · Flashcards"],
+  ["/flashcards/browse", () => "Browse cards · Flashcards"],
+  ["/flashcards/stats", () => "Statistics · Flashcards"],
+  ["/flashcards/settings", () => "Settings · Flashcards"],
+  ["/lab", () => "Inference Lab"],
+  ["/lab/engine", () => "Engine simulation · Lab"],
+  ["/lab/sweeps", () => "Sweeps · Lab"],
+  ["/lab/sweeps/:id", () => "Sweep · Lab"],
+  ["/lab/:tool", ({ tool = "" }) => `${LAB_TITLES[tool] ?? tool} · Lab`],
+  ["/login", () => "Log in"],
+  ["/signup", () => "Sign up"],
+  ["/account", () => "Account"],
+];
+
+export function pageTitle(pathname: string): string | null {
+  const path = pathname.replace(/\/+$/, "") || "/";
+  for (const [pattern, title] of TITLES) {
+    const match = matchPath({ path: pattern, end: true }, path);
+    if (match) return `${title(match.params)} · ${SITE}`;
+  }
+  return null;
+}
 
 const NAV = [
   { to: "/learn", label: "Learn" },
@@ -42,6 +85,11 @@ export default function App() {
   const { pathname } = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [pathname]);
+  useEffect(() => {
+    // Home and the not-found page set their own; any other page gets its own before its content loads.
+    const title = pageTitle(pathname);
+    if (title) document.title = title;
+  }, [pathname]);
   return (
     <div className="layout">
       <a className="skip-link" href="#main">Skip to content</a>

@@ -1,7 +1,14 @@
 import { useState, type FormEvent } from "react";
-import { Link, useNavigate } from "react-router-dom";
+import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { ApiError } from "../../lib/api";
 import { useAuth } from "../../lib/auth";
+
+/** Where to go after signing in or up: a same-site path from ?next=, else the start page. */
+function useNext(): string {
+  const [params] = useSearchParams();
+  const next = params.get("next") ?? "";
+  return next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
+}
 
 function useFormErrors() {
   const [error, setError] = useState<ApiError | null>(null);
@@ -25,13 +32,14 @@ function Field({ name, label, type = "text", message, autoComplete }: { name: st
 export function LoginPage() {
   const { login } = useAuth();
   const navigate = useNavigate();
+  const next = useNext();
   const errors = useFormErrors();
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     try {
       await login(String(form.get("username")), String(form.get("password")));
-      navigate("/"); // the start page: resume where you left off
+      navigate(next); // by default the start page: resume where you left off
     } catch (error) {
       errors.setError(error as ApiError);
     }
@@ -42,7 +50,7 @@ export function LoginPage() {
       <Field name="username" label="Username" message={errors.field("username")} autoComplete="username" />
       <Field name="password" label="Password" type="password" message={errors.field("password")} autoComplete="current-password" />
       <button type="submit">Log in</button>
-      <p>No account? <Link to="/signup">Sign up</Link></p>
+      <p>No account? <Link to={next === "/" ? "/signup" : `/signup?next=${encodeURIComponent(next)}`}>Sign up</Link></p>
     </form>
   );
 }
@@ -50,13 +58,14 @@ export function LoginPage() {
 export function SignupPage() {
   const { register } = useAuth();
   const navigate = useNavigate();
+  const next = useNext();
   const errors = useFormErrors();
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     try {
       await register(String(form.get("username")), String(form.get("password")), String(form.get("email") || ""));
-      navigate("/"); // the start page: where to start, by goal
+      navigate(next); // by default the start page: where to start, by goal
     } catch (error) {
       errors.setError(error as ApiError);
     }
@@ -68,7 +77,7 @@ export function SignupPage() {
       <Field name="email" label="Email (optional)" type="email" message={errors.field("email")} autoComplete="email" />
       <Field name="password" label="Password" type="password" message={errors.field("password")} autoComplete="new-password" />
       <button type="submit">Create account</button>
-      <p>Have an account? <Link to="/login">Log in</Link></p>
+      <p>Have an account? <Link to={next === "/" ? "/login" : `/login?next=${encodeURIComponent(next)}`}>Log in</Link></p>
     </form>
   );
 }

@@ -22,12 +22,15 @@ function useTokenizer(): Encoder | null {
 
 export default function RequestWalkPanel() {
   const [v, set] = useQueryState({ ...BASE_DEFAULTS, batch_size: "1", output_tokens: "24", prompt: DEFAULT_PROMPT });
+  // The prompt is edited in local state (the URL follows): an emptied box stays empty instead of falling back to the
+  // default, and the caret stays where you type.
+  const [prompt, setPrompt] = useState(v.prompt ?? DEFAULT_PROMPT);
   const enc = useTokenizer();
-  const ids = enc ? enc.encode(v.prompt ?? "") : null;
+  const ids = enc ? enc.encode(prompt) : null;
   const { data, error } = useSimulation("request-walk", {
     ...modelChoice(v), gpu: v.gpu, weight_dtype: v.weight_dtype, kv_dtype: v.kv_dtype, output_tokens: num(v.output_tokens, 0),
     batch_size: num(v.batch_size, 0), tensor_parallel: num(v.tensor_parallel, 0),
-    ...(ids && ids.length ? { tokens: ids.slice(0, 32768), tokenizer: "cl100k_base" } : { prompt: v.prompt || " " }),
+    ...(ids && ids.length ? { tokens: ids.slice(0, 32768), tokenizer: "cl100k_base" } : { prompt: prompt || " " }),
   });
   const pieces = enc && ids ? ids.map((id) => enc.decode([id])) : data?.token_pieces ?? [];
   return (
@@ -35,7 +38,7 @@ export default function RequestWalkPanel() {
       <ModelGpuPicker values={v} set={set} error={error} />
       <DtypePicker values={v} set={set} />
       <label className="lab-field"><span>Prompt</span>
-        <textarea name="prompt" rows={4} value={v.prompt} onChange={(e) => set({ prompt: e.target.value })} /></label>
+        <textarea name="prompt" rows={4} value={prompt} onChange={(e) => { setPrompt(e.target.value); set({ prompt: e.target.value }); }} /></label>
       <NumberInput name="output_tokens" label="Output tokens (≤ 256)" values={v} set={set} max={256} error={error} />
       <NumberInput name="batch_size" label="Other sequences in the batch" values={v} set={set} error={error} />
     </>}>

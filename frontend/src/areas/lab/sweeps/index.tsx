@@ -2,6 +2,7 @@
 import { useEffect, useMemo, useState } from "react";
 import { Link, Route, Routes, useNavigate, useParams } from "react-router-dom";
 import { api, ApiError, Page } from "../../../lib/api";
+import { useAuth } from "../../../lib/auth";
 import { Scatter } from "../engine/charts";
 
 interface Job {
@@ -45,10 +46,14 @@ function SweepBuilder() {
   const [base, setBase] = useState({ model: "llama-3.1-8b", rate: "10", num_requests: "200", prompt: "512", output: "128", ttft: "1", tpot: "0.1" });
   const [error, setError] = useState<ApiError | null>(null);
   const [jobs, setJobs] = useState<Job[]>([]);
+  const { user, loading } = useAuth();
+  // Sweeps run on the workers under an account: a signed-out attempt is answered with a way to sign in.
+  const [signInNeeded, setSignInNeeded] = useState(false);
 
   useEffect(() => {
+    if (loading || !user) return;
     api<Page<Job>>("/simulators/sweeps/").then((p) => setJobs(p.results)).catch(() => setJobs([]));
-  }, []);
+  }, [user, loading]);
 
   const points = useMemo(() => GRID_FIELDS.reduce((n, f) => {
     const len = parseList(grid[f.key], f.kind).length;
@@ -58,6 +63,10 @@ function SweepBuilder() {
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     setError(null);
+    if (!loading && !user) {
+      setSignInNeeded(true);
+      return;
+    }
     const g: Record<string, unknown[]> = {};
     for (const f of GRID_FIELDS) {
       const values = parseList(grid[f.key], f.kind);
@@ -73,7 +82,8 @@ function SweepBuilder() {
       const job = await api<Job>("/simulators/sweeps/", { method: "POST", body });
       navigate(job.id);
     } catch (err) {
-      if (err instanceof ApiError) setError(err);
+      if (err instanceof ApiError && (err.status === 401 || err.body.error === "not_authenticated")) setSignInNeeded(true);
+      else if (err instanceof ApiError) setError(err);
       else throw err;
     }
   }
@@ -105,6 +115,13 @@ function SweepBuilder() {
         <button type="submit">Run sweep</button>
       </form>
       {error && <p role="alert">{error.body.detail}</p>}
+      {(signInNeeded || (!loading && !user)) && (
+        <p className={signInNeeded ? "error" : "muted"} role={signInNeeded ? "alert" : undefined} data-testid="sweep-sign-in">
+          Sweeps run on the background workers under your account.{" "}
+          <Link to="/login?next=/lab/sweeps">Log in</Link> or <Link to="/signup?next=/lab/sweeps">sign up</Link> to run one;
+          the single-configuration simulators in the <Link to="/lab">Lab</Link> need no account.
+        </p>
+      )}
       {jobs.length > 0 && (
         <>
           <h2>Your sweeps</h2>
