@@ -2,6 +2,7 @@
 
 import json
 
+import ijson
 from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser, JSONParser
@@ -80,3 +81,97 @@ class LargeJSONParser(StrictJSONParsing, BaseParser):
     """
 
     media_type = "application/json"
+
+
+# --- streaming -------------------------------------------------------------------------------------------------
+
+
+class _BoundedReader:
+    """A request stream that refuses to give more than ``limit`` bytes (a body without Content-Length)."""
+
+    def __init__(self, stream, limit: int, message: str):
+        self.stream, self.limit, self.message, self.read_so_far = stream, limit, message, 0
+
+    def read(self, size: int = -1) -> bytes:
+        remaining = self.limit + 1 - self.read_so_far
+        size = remaining if size is None or size < 0 else min(size, remaining)
+        chunk = self.stream.read(size) if self.stream is not None and size > 0 else b""
+        self.read_so_far += len(chunk)
+        if self.read_so_far > self.limit:
+            raise ParseError(self.message)
+        return chunk
+
+
+class StreamedJSON:
+    """A JSON object body read lazily: ``members()`` walks it once, holding one top-level value (or one element
+    of a top-level array) at a time, so memory does not grow with the body. The same checks as the strict parser:
+    no NaN/Infinity, bounded depth, storable strings; the size limit is enforced while reading."""
+
+    ARRAY_ITEM, SCALAR = "item", "member"
+
+    def __init__(self, stream, limit: int, message: str):
+        self.reader = _BoundedReader(stream, limit, message)
+
+    def members(self):
+        """Yields (SCALAR, key, value) for each top-level member whose value is not an array, and (ARRAY_ITEM, key,
+        element) for each element of a top-level array, in document order."""
+        events = ijson.parse(self.reader, use_float=True)
+        try:
+            _, event, _ = next(events, (None, None, None))
+            if event != "start_map":
+                raise ParseError("JSON parse error: the body must be a JSON object.")
+            for _, event, key in events:
+                if event == "end_map":
+                    break
+                _check_string(key)
+                _, event, value = next(events)
+                if event == "start_array":
+                    for _, event, value in events:
+                        if event == "end_array":
+                            break
+                        yield self.ARRAY_ITEM, key, self._value(events, event, value, depth=2)
+                else:
+                    yield self.SCALAR, key, self._value(events, event, value, depth=1)
+            if next(events, None) is not None:
+                raise ParseError("JSON parse error: data after the end of the object.")
+        except ijson.JSONError as exc:
+            raise ParseError(f"JSON parse error: {exc}") from exc
+
+    @staticmethod
+    def _value(events, event: str, value, depth: int):
+        if event not in ("start_map", "start_array"):
+            _check_depth(value, depth)
+            return value
+        builder = ijson.ObjectBuilder()
+        builder.event(event, value)
+        level = 1
+        for _, event, value in events:
+            if event in ("start_map", "start_array"):
+                level += 1
+                if depth + level > MAX_JSON_DEPTH:
+                    raise ParseError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels.")
+            elif event in ("end_map", "end_array"):
+                level -= 1
+            builder.event(event, value)
+            if level == 0:
+                break
+        _check_depth(builder.value, depth)
+        return builder.value
+
+
+class StreamingJSONParser(StrictJSONParsing, BaseParser):
+    """For large uploads read as a stream (a flashcard collection import): ``request.data`` is a StreamedJSON that
+    the view walks once. A declared Content-Length over the limit is refused before anything is read."""
+
+    media_type = "application/json"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        request = (parser_context or {}).get("request")
+        limit, message = self.max_bytes(), self.too_large_message
+        try:
+            declared = int((request.META if request is not None else {}).get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            declared = 0
+        if declared > limit:
+            raise ParseError(message)
+        return StreamedJSON(stream, limit, message)

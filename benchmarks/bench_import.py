@@ -1,0 +1,122 @@
+"""Flashcard import at the 20 MB limit: CPU time, peak Python allocations and peak RSS of one import.
+
+Run: .venv/bin/python benchmarks/bench_import.py [--tracemalloc]   (target: peak RSS growth < 100 MB at the limit)
+Uses DATABASE_URL when set (the bench user and its cards are removed afterwards), otherwise a fresh SQLite file
+in a temporary folder. Migrates first. Writes a 20 MB export (20,000 cards, with reviews to fill the size), then
+imports it through the API (parser, validation, import) in a fresh child process, which reports: wall and CPU
+seconds, ru_maxrss before and after the request, and with --tracemalloc the peak of Python allocations (tracing
+slows the import several times over, so its CPU figure is not the real one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+if not os.environ.get("DATABASE_URL"):
+    os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='bench-import-')}/bench.sqlite3"
+os.environ.setdefault("THROTTLE_USER", "1000000/hour")
+
+import django
+
+django.setup()
+
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.test import Client  # noqa: E402
+
+from apps.flashcards.models import Card  # noqa: E402
+
+CARDS = 20_000
+LIMIT = 20 * 1024 * 1024
+SOURCE_BASE = 8_000_000_000  # far from real content ids
+USERNAME = "bench-import"
+SNAPSHOT = {"state": 2, "step": None, "stability": 12.5, "difficulty": 5.1, "due": "2026-03-01T04:00:00Z",
+            "last_review": "2026-02-01T10:00:00Z", "reps": 3, "lapses": 0, "suspended": False, "leech": False,
+            "buried_until": None, "source_changed": False}
+
+
+def review(index: int) -> dict:
+    return {"review_id": str(uuid.UUID(int=index + 1)), "rating": 3, "reviewed_at": "2026-02-01T10:00:00Z",
+            "duration_ms": 4200, "state_before": 2, "state_after": 2, "before": SNAPSHOT, "after": {"state": 2}}
+
+
+def build_file(path: Path) -> tuple[int, int]:
+    """An export of CARDS cards with as many reviews as fit under the limit; returns (bytes, reviews)."""
+    cards = [{"source_type": "question", "source_id": SOURCE_BASE + i, "added_at": "2026-01-01T00:00:00Z",
+              **SNAPSHOT, "reviews": []} for i in range(CARDS)]
+    body = {"format": "llmkit-flashcards", "version": 1, "exported_at": "2026-03-01T00:00:00Z", "cards": cards}
+    base = len(json.dumps(body))
+    per_review = len(json.dumps(review(10**9))) + 2
+    total = (LIMIT - base - 1024) // per_review
+    for n in range(total):
+        cards[n % CARDS]["reviews"].append(review(n))
+    data = json.dumps(body).encode()
+    path.write_bytes(data)
+    return len(data), total
+
+
+def measure(path: str, trace: bool) -> None:
+    """Child process: one import through the API; prints a JSON line of figures."""
+    user = get_user_model().objects.get(username=USERNAME)
+    client = Client()
+    client.force_login(user)
+    data = Path(path).read_bytes()
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if trace:
+        tracemalloc.start()
+    cpu, wall = time.process_time(), time.perf_counter()
+    response = client.post("/api/v1/flashcards/import/", data=data, content_type="application/json")
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    peak = tracemalloc.get_traced_memory()[1] if trace else 0
+    tracemalloc.stop()
+    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"status": response.status_code, "answer": response.content[:200].decode(), "cpu_s": cpu,
+                      "wall_s": wall, "tracemalloc_peak_mb": peak / 2**20, "rss_before_mb": rss_before / 1024,
+                      "rss_after_mb": rss_after / 1024}))
+
+
+def main(trace: bool) -> None:
+    call_command("migrate", verbosity=0)
+    get_user_model().objects.get_or_create(username=USERNAME)
+    Card.objects.filter(source_id__gte=SOURCE_BASE, source_id__lt=SOURCE_BASE + CARDS).delete()
+    Card.objects.bulk_create([Card(source_type="question", source_id=SOURCE_BASE + i, front=f"Q{i}", back="A",
+                                   content_hash="x") for i in range(CARDS)], batch_size=2000)
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "export.json"
+            size, reviews = build_file(path)
+            print(f"file: {size / 2**20:.1f} MiB, {CARDS} cards, {reviews} reviews")
+            child = subprocess.run([sys.executable, __file__, "--measure", str(path), *(["--tracemalloc"] if trace else [])], capture_output=True,
+                                   text=True, env=os.environ, check=False)
+            if child.returncode:
+                print(child.stderr[-3000:])
+                raise SystemExit(child.returncode)
+            figures = json.loads(child.stdout.strip().splitlines()[-1])
+    finally:
+        get_user_model().objects.filter(username=USERNAME).delete()
+        Card.objects.filter(source_id__gte=SOURCE_BASE, source_id__lt=SOURCE_BASE + CARDS).delete()
+    growth = figures["rss_after_mb"] - figures["rss_before_mb"]
+    print(f"status {figures['status']} {figures['answer']}")
+    print(f"cpu {figures['cpu_s']:.2f} s, wall {figures['wall_s']:.2f} s, "
+          + (f"python allocations peak {figures['tracemalloc_peak_mb']:.0f} MB, " if trace else "")
+          + f"RSS {figures['rss_before_mb']:.0f} -> {figures['rss_after_mb']:.0f} MB (growth {growth:.0f} MB)")
+    print(f"target: RSS growth < 100 MB: {'PASS' if growth < 100 and figures['status'] == 200 else 'FAIL'}")
+
+
+if __name__ == "__main__":
+    tracing = "--tracemalloc" in sys.argv
+    if len(sys.argv) >= 3 and sys.argv[1] == "--measure":
+        measure(sys.argv[2], tracing)
+    else:
+        main(tracing)
