@@ -1,6 +1,7 @@
 """Due-queue and review latency through the API for one learner with 50,000 cards and 200,000 review logs.
 
-Run: .venv/bin/python benchmarks/bench_flashcards.py   (target: due-queue median < 20 ms)
+Run: .venv/bin/python benchmarks/bench_flashcards.py   (targets: due-queue median < 20 ms; card-browser search and
+deck-tree counts median < 30 ms each). The cards sit in a tree of 10 part decks and 50 chapter decks plus "all".
 Uses DATABASE_URL when set (the bench user and its cards are removed afterwards), otherwise a fresh SQLite file
 in a temporary folder. Migrates first. Bounded: well under 3 minutes on the project's 2-core machine.
 """
@@ -32,7 +33,7 @@ from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from apps.flashcards.models import Card, ReviewLog, SrsSettings, UserCard  # noqa: E402
+from apps.flashcards.models import Card, Deck, ReviewLog, SrsSettings, UserCard  # noqa: E402
 
 CARDS, LOGS, CALLS = 50_000, 200_000, 200
 SOURCE_BASE = 9_000_000_000  # far from real content ids
@@ -47,6 +48,18 @@ def build(now) -> tuple:
                                    back=f"Back {i}", front_html=f"<p>Front {i}</p>", back_html=f"<p>Back {i}</p>",
                                    content_hash=str(i)) for i in range(CARDS)], batch_size=5000)
     card_ids = list(Card.objects.filter(source_id__gte=SOURCE_BASE).order_by("id").values_list("id", flat=True))
+    everything = Deck.objects.get_or_create(slug="all", defaults={"title": "All cards", "kind": "all"})[0]
+    parts = [Deck.objects.create(slug=f"bench-part-{i}", title=f"Bench part {i}", kind="part", order=900 + i)
+             for i in range(10)]
+    chapters = [Deck.objects.create(slug=f"bench-chapter-{j}", title=f"Bench chapter {j}", kind="chapter",
+                                    order=5000 + j, parent=parts[j // 5]) for j in range(50)]
+    through = Card.decks.through
+    members = []
+    for index, card_id in enumerate(card_ids):
+        chapter = chapters[index % 50]
+        members += [through(card_id=card_id, deck_id=everything.pk), through(card_id=card_id, deck_id=chapter.pk),
+                    through(card_id=card_id, deck_id=chapter.parent_id)]
+    through.objects.bulk_create(members, batch_size=10_000)
     user_cards = []
     for index, card_id in enumerate(card_ids):
         kind = index % 10
@@ -95,6 +108,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     get_user_model().objects.filter(username=USERNAME).delete()
     Card.objects.filter(source_id__gte=SOURCE_BASE).delete()
+    Deck.objects.filter(slug__startswith="bench-").delete()
     if django.db.connection.vendor == "postgresql":
         # Earlier runs leave their deleted rows behind (a server with autovacuum off never reclaims them) and
         # every index scan then wades through them: runs are only comparable from a clean table.
@@ -119,9 +133,20 @@ def main() -> None:
         print(f"POST /flashcards/<id>/review/          {percentiles(review)}")
         decks = [timed(lambda: client.get("/api/v1/flashcards/decks/")) for _ in range(20)]
         print(f"GET  /flashcards/decks/                {percentiles(decks)}")
+        tree = [timed(lambda: client.get("/api/v1/flashcards/deck-tree/")) for _ in range(40)]
+        print(f"GET  /flashcards/deck-tree/            {percentiles(tree)}   target median < 30 ms: "
+              f"{'met' if statistics.median(tree) < 30 else 'MISSED'}")
+        searches = ["?q=Front+4242", "?deck=bench-chapter-7&state=2&sort=-difficulty",
+                    "?state=0&sort=added&page=3", "?lapses_min=0&difficulty_min=4&difficulty_max=6&sort=due",
+                    "?deck=bench-part-3&q=Back+1"]
+        search = [timed(lambda query=query: client.get(f"/api/v1/flashcards/cards/{query}"))
+                  for _ in range(8) for query in searches]
+        print(f"GET  /flashcards/cards/ (search)       {percentiles(search)}   target median < 30 ms: "
+              f"{'met' if statistics.median(search) < 30 else 'MISSED'}")
     finally:
         get_user_model().objects.filter(username=USERNAME).delete()
         Card.objects.filter(source_id__gte=SOURCE_BASE).delete()
+        Deck.objects.filter(slug__startswith="bench-").delete()
     print(f"total {time.perf_counter() - started:.1f} s")
 
 
