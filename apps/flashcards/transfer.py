@@ -532,7 +532,8 @@ def import_json(*, user, document) -> dict[str, int]:
             batch: list[tuple[int, tuple]] = []
             for kind, key, value in _members(document):
                 if key not in HEADER:
-                    errors.add(key, "Unknown field.")
+                    if key not in errors:  # once, however long an unknown array
+                        errors.add(key, "Unknown field.")
                 elif key != "cards":
                     header[key] = value
                 elif kind != StreamedJSON.ARRAY_ITEM:
