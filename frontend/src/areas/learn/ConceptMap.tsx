@@ -1,20 +1,28 @@
-import { useEffect, useMemo, useState } from "react";
+// The concept map: every chapter grouped in its part, arrows from a prerequisite to the chapter that needs it, with
+// zoom, pan and fit-to-view (React Flow), full titles, and the reading path to a chosen chapter highlighted.
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Link } from "react-router-dom";
-import dagre from "@dagrejs/dagre";
+import {
+  Background, Controls, Handle, MarkerType, Position, ReactFlow,
+  type Edge, type Node, type NodeProps, type ReactFlowInstance,
+} from "@xyflow/react";
+import "@xyflow/react/dist/style.css";
 import { api } from "../../lib/api";
 import { useProgress } from "./progress";
-import type { ChapterSummary, ConceptMapData, Status } from "./types";
+import type { ChapterSummary, ConceptMapData, PartSummary, Status } from "./types";
 
-const NODE_W = 170;
-const NODE_H = 46;
-const FILL: Record<string, string> = { understood: "var(--ok)", reading: "var(--c-decode)", none: "var(--bg-soft)" };
+const CHAPTER_W = 210;
+const CHAPTER_H = 72;
+const GAP_Y = 12;
+const PAD = 12;
+const HEADER = 44;
+const PART_GAP = 48;
+const COLUMNS = 6;
 
-interface Laid {
-  nodes: { slug: string; title: string; x: number; y: number }[];
-  edges: { source: string; target: string; points: { x: number; y: number }[] }[];
-  width: number;
-  height: number;
-}
+type ChapterData = { slug: string; title: string; status: Status; onPath: boolean; chosen: boolean; choose: (slug: string) => void };
+type PartData = { title: string; order: number; count: number };
+type ChapterFlowNode = Node<ChapterData, "chapter">;
+type PartFlowNode = Node<PartData, "part">;
 
 /** Drops edges implied by a longer path (a→c when a→b→c exists): the map shows the same order with far fewer lines. */
 function transitiveReduction(edges: ConceptMapData["edges"]): ConceptMapData["edges"] {
@@ -33,132 +41,142 @@ function transitiveReduction(edges: ConceptMapData["edges"]): ConceptMapData["ed
   return edges.filter((e) => !reachableWithoutDirectEdge(e.source, e.target));
 }
 
-function layout(data: ConceptMapData): Laid {
-  const graph = new dagre.graphlib.Graph();
-  graph.setGraph({ rankdir: "TB", nodesep: 16, ranksep: 44, marginx: 10, marginy: 10 });
-  graph.setDefaultEdgeLabel(() => ({}));
-  const edges = transitiveReduction(data.edges);
-  for (const node of data.nodes) graph.setNode(node.slug, { width: NODE_W, height: NODE_H });
-  for (const edge of edges) graph.setEdge(edge.source, edge.target);
-  dagre.layout(graph);
-  const label = graph.graph();
-  return {
-    nodes: data.nodes.map((n) => ({ slug: n.slug, title: n.title, x: graph.node(n.slug).x, y: graph.node(n.slug).y })),
-    edges: edges.map((e) => ({ ...e, points: graph.edge(e.source, e.target).points ?? [] })),
-    width: label.width ?? 800,
-    height: label.height ?? 600,
-  };
-}
+const STATUS_LABEL: Record<string, string> = { understood: "understood", reading: "reading", none: "not started" };
 
-function shorten(title: string): string[] {
-  const words = title.split(" ");
-  const lines = [""];
-  for (const word of words) {
-    if ((lines[lines.length - 1] + " " + word).trim().length > 24) {
-      if (lines.length === 2) {
-        lines[1] = lines[1].slice(0, 21) + "…";
-        break;
-      }
-      lines.push(word);
-    } else lines[lines.length - 1] = (lines[lines.length - 1] + " " + word).trim();
+const ChapterNode = memo(function ChapterNode({ data }: NodeProps<ChapterFlowNode>) {
+  const status = data.status ?? "none";
+  return (
+    <div className={`map-chapter status-${status}${data.onPath ? " on-path" : ""}`} data-testid={`map-node-${data.slug}`}>
+      <Handle type="target" position={Position.Top} isConnectable={false} />
+      <button
+        type="button"
+        className="nodrag"
+        aria-pressed={data.chosen}
+        aria-label={`${data.title} (${STATUS_LABEL[status]}): show reading path`}
+        onClick={() => data.choose(data.slug)}
+      >
+        {data.title}
+      </button>
+      <Handle type="source" position={Position.Bottom} isConnectable={false} />
+    </div>
+  );
+});
+
+const PartNode = memo(function PartNode({ data }: NodeProps<PartFlowNode>) {
+  return (
+    <div className="map-part" data-testid="map-part">
+      <h3>{data.order}. {data.title}</h3>
+    </div>
+  );
+});
+
+const NODE_TYPES = { chapter: ChapterNode, part: PartNode };
+
+/** Parts as boxes in reading order, six to a row; each part's chapters stacked inside it in order. */
+function layout(data: ConceptMapData, parts: PartSummary[]): { parts: PartFlowNode[]; chapters: Map<string, { parent: string; x: number; y: number }> } {
+  const known = parts.filter((part) => data.nodes.some((node) => node.part === part.slug)).sort((a, b) => a.order - b.order);
+  const byPart = new Map(known.map((part) => [part.slug, data.nodes.filter((n) => n.part === part.slug).sort((a, b) => a.order - b.order)]));
+  const partNodes: PartFlowNode[] = [];
+  const chapters = new Map<string, { parent: string; x: number; y: number }>();
+  let y = 0;
+  for (let row = 0; row * COLUMNS < known.length; row++) {
+    const inRow = known.slice(row * COLUMNS, row * COLUMNS + COLUMNS);
+    const heights = inRow.map((part) => HEADER + (byPart.get(part.slug)!.length) * (CHAPTER_H + GAP_Y) + PAD - GAP_Y);
+    const rowHeight = Math.max(...heights);
+    inRow.forEach((part, column) => {
+      const id = `part:${part.slug}`;
+      const members = byPart.get(part.slug)!;
+      partNodes.push({
+        id, type: "part", position: { x: column * (CHAPTER_W + 2 * PAD + PART_GAP), y },
+        data: { title: part.title, order: part.order, count: members.length },
+        style: { width: CHAPTER_W + 2 * PAD, height: rowHeight }, selectable: false, draggable: false,
+      });
+      members.forEach((chapter, index) => chapters.set(chapter.slug, { parent: id, x: PAD, y: HEADER + index * (CHAPTER_H + GAP_Y) }));
+    });
+    y += rowHeight + PART_GAP;
   }
-  return lines;
+  return { parts: partNodes, chapters };
 }
 
 export default function ConceptMap() {
   const [data, setData] = useState<ConceptMapData | null>(null);
+  const [parts, setParts] = useState<PartSummary[] | null>(null);
   const [target, setTarget] = useState<string | null>(null);
   const [path, setPath] = useState<ChapterSummary[]>([]);
   const [error, setError] = useState("");
   const { progress, signedIn } = useProgress();
+  const flow = useRef<ReactFlowInstance<Node, Edge> | null>(null);
 
   useEffect(() => {
-    api<ConceptMapData>("/concept-map/").then(setData).catch((e: Error) => setError(e.message));
+    Promise.all([api<ConceptMapData>("/concept-map/"), api<PartSummary[]>("/parts/")])
+      .then(([map, partList]) => { setData(map); setParts(partList); })
+      .catch((e: Error) => setError(e.message));
   }, []);
-  const laid = useMemo(() => (data ? layout(data) : null), [data]);
+  const laid = useMemo(() => (data && parts ? layout(data, parts) : null), [data, parts]);
+  const reduced = useMemo(() => (data ? transitiveReduction(data.edges) : []), [data]);
 
-  const choose = async (slug: string) => {
+  const choose = useCallback(async (slug: string) => {
     setTarget(slug);
     try {
       const body = await api<{ path: ChapterSummary[] }>(`/concept-map/path/?to=${encodeURIComponent(slug)}`);
       // Signed out, the server knows nothing of local progress: leave out what this browser marked understood.
-      setPath(signedIn ? body.path : body.path.filter((c) => c.slug === slug || progress[c.slug] !== "understood"));
+      const shown = signedIn ? body.path : body.path.filter((c) => c.slug === slug || progress[c.slug] !== "understood");
+      setPath(shown);
+      const still = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+      window.requestAnimationFrame(() => void flow.current?.fitView({ nodes: shown.map((c) => ({ id: c.slug })), padding: 0.3, duration: still ? 0 : 400, maxZoom: 1.2 }));
     } catch (e) {
       setError((e as Error).message);
     }
-  };
+  }, [signedIn, progress]);
+
+  const onPath = useMemo(() => new Set(path.map((c) => c.slug)), [path]);
+  const nodes = useMemo<Node[]>(() => {
+    if (!data || !laid) return [];
+    const chapterNodes: ChapterFlowNode[] = data.nodes.filter((n) => laid.chapters.has(n.slug)).map((n) => {
+      const place = laid.chapters.get(n.slug)!;
+      return {
+        id: n.slug, type: "chapter", parentId: place.parent, position: { x: place.x, y: place.y },
+        style: { width: CHAPTER_W, height: CHAPTER_H }, draggable: false, selectable: false,
+        data: { slug: n.slug, title: n.title, status: progress[n.slug] ?? null, onPath: onPath.has(n.slug), chosen: target === n.slug, choose },
+      };
+    });
+    return [...laid.parts, ...chapterNodes];
+  }, [data, laid, progress, onPath, target, choose]);
+  const edges = useMemo<Edge[]>(() => reduced.map((edge) => {
+    const active = onPath.has(edge.source) && onPath.has(edge.target);
+    return {
+      id: `${edge.source}->${edge.target}`, source: edge.source, target: edge.target, animated: active, zIndex: active ? 2 : 1,
+      className: active ? "map-edge on-path" : "map-edge",
+      markerEnd: { type: MarkerType.ArrowClosed, width: 14, height: 14 },
+    };
+  }), [reduced, onPath]);
 
   if (error) return <p className="error" role="alert">{error}</p>;
   if (!data || !laid) return <p aria-busy="true">Loading…</p>;
-  const onPath = new Set(path.map((c) => c.slug));
-  const statusOf = (slug: string): Status => progress[slug] ?? null;
   return (
-    <section aria-labelledby="map-title">
+    <section aria-labelledby="map-title" className="concept-map">
       <h1 id="map-title">Concept map</h1>
       <p>
-        Arrows go from a prerequisite to the chapter that needs it. Choose a chapter to see the shortest reading path to
-        it. <Link to="/learn">Back to the curriculum</Link>
+        Chapters sit in their parts; arrows go from a prerequisite to the chapter that needs it. Drag to pan, scroll or
+        pinch to zoom. Choose a chapter to see the shortest reading path to it. <Link to="/learn">Back to the curriculum</Link>
       </p>
       <div className="legend" aria-label="Legend">
-        <span><span className="swatch" style={{ background: FILL.understood }} />understood</span>
-        <span><span className="swatch" style={{ background: FILL.reading }} />reading</span>
-        <span><span className="swatch" style={{ background: FILL.none, border: "1px solid var(--border)" }} />not started</span>
-        <span><span className="swatch" style={{ background: "var(--accent)" }} />on the reading path</span>
+        <span><span className="swatch status-understood" />understood</span>
+        <span><span className="swatch status-reading" />reading</span>
+        <span><span className="swatch status-none" />not started</span>
+        <span><span className="swatch on-path" />on the reading path</span>
       </div>
       <div className="map-layout">
-        <div className="map-scroll">
-          <svg width={laid.width} height={laid.height} role="group" aria-label="Chapters and their prerequisites">
-            <defs>
-              <marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
-                <path d="M 0 0 L 10 5 L 0 10 z" fill="var(--fg-soft)" />
-              </marker>
-            </defs>
-            {laid.edges.map((edge) => {
-              const active = onPath.has(edge.source) && onPath.has(edge.target);
-              return (
-                <polyline
-                  key={`${edge.source}-${edge.target}`}
-                  points={edge.points.map((p) => `${p.x},${p.y}`).join(" ")}
-                  fill="none"
-                  stroke={active ? "var(--accent)" : "var(--border)"}
-                  strokeWidth={active ? 2.5 : 1.2}
-                  markerEnd="url(#arrow)"
-                />
-              );
-            })}
-            {laid.nodes.map((node) => {
-              const status = statusOf(node.slug) ?? "none";
-              const highlighted = onPath.has(node.slug);
-              return (
-                <g
-                  key={node.slug}
-                  transform={`translate(${node.x - NODE_W / 2},${node.y - NODE_H / 2})`}
-                  role="button"
-                  tabIndex={0}
-                  aria-label={`${node.title} (${status === "none" ? "not started" : status}): show reading path`}
-                  aria-pressed={target === node.slug}
-                  className="map-node"
-                  data-testid={`map-node-${node.slug}`}
-                  onClick={() => choose(node.slug)}
-                  onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), choose(node.slug))}
-                >
-                  <rect
-                    width={NODE_W}
-                    height={NODE_H}
-                    rx={6}
-                    fill={FILL[status]}
-                    stroke={highlighted ? "var(--accent)" : "var(--border)"}
-                    strokeWidth={highlighted ? 3 : 1}
-                  />
-                  {shorten(node.title).map((line, i) => (
-                    <text key={i} x={8} y={18 + i * 16} fontSize="12" fill={status === "none" ? "var(--fg)" : "#fff"}>
-                      {line}
-                    </text>
-                  ))}
-                </g>
-              );
-            })}
-          </svg>
+        <div className="map-flow" data-testid="map-flow" role="group" aria-label="Chapters and their prerequisites">
+          <ReactFlow
+            nodes={nodes} edges={edges} nodeTypes={NODE_TYPES}
+            onInit={(instance) => { flow.current = instance; }}
+            fitView fitViewOptions={{ padding: 0.05 }} minZoom={0.15} maxZoom={2}
+            nodesDraggable={false} nodesConnectable={false} elementsSelectable={false} proOptions={{ hideAttribution: true }}
+          >
+            <Background gap={24} />
+            <Controls showInteractive={false} position="top-left" />
+          </ReactFlow>
         </div>
         <aside aria-live="polite" className="map-path">
           {target ? (
@@ -171,6 +189,7 @@ export default function ConceptMap() {
                   </li>
                 ))}
               </ol>
+              <button type="button" onClick={() => void flow.current?.fitView({ padding: 0.05, duration: 300 })}>Show the whole map</button>
             </>
           ) : (
             <p className="muted">Select a chapter to list what to read first.</p>
