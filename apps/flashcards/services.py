@@ -230,7 +230,7 @@ def cards_bulk(*, user, card_ids: list[int], action: str, now: datetime, due_dat
         raise NotFound("Some of these cards are not in your collection.")
     skipped = 0
     if action == "suspend":
-        updated = chosen.update(suspended=True)
+        updated = chosen.update(suspended=True, suspended_by_retirement=False)  # the learner's own choice
     elif action == "unsuspend":
         skipped = chosen.filter(card__retired=True).count()
         updated = chosen.filter(card__retired=False).update(suspended=False, leech=False)

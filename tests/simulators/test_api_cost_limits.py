@@ -62,3 +62,17 @@ def test_an_anonymous_body_past_its_limit_is_refused_before_parsing_with_the_lim
     r = api_client.post(f"{BASE}/kv-cache/", {"model": "llama-3.1-8b", "context_tokens": 1, "pad": "x" * 70_000},
                         format="json")
     assert r.status_code == 400 and "at most 65,536 bytes for an anonymous request" in r.json()["detail"]
+
+
+def test_a_browser_session_with_csrf_gets_the_signed_in_limit(make_user):
+    """The session check reads the body for a CSRF token while DRF is still authenticating; the body limit must not
+    ask DRF for the user again (that recursed)."""
+    from rest_framework.test import APIClient
+
+    make_user("browser", password="correct-horse-battery-9")
+    client = APIClient(enforce_csrf_checks=True)
+    assert client.login(username="browser", password="correct-horse-battery-9")
+    client.get("/api/v1/auth/csrf/")
+    body = {"texts": ["x" * 70_000], "capacity_blocks": 100}  # over the anonymous 64 KiB, under the signed-in limit
+    r = client.post(URL, body, format="json", HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value)
+    assert r.status_code == 200, r.content[:300]

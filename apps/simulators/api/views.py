@@ -103,7 +103,10 @@ class SimulatorApi(APIView):
     anonymous_max_body_bytes = 64 * 1024
 
     def body_limit(self, request) -> tuple[int, str]:
-        if request.user.is_authenticated:
+        # The body may be parsed while DRF is still authenticating (the session check reads it for a CSRF token):
+        # then `request.user` would authenticate again, so take the session's user, the one being checked.
+        user = request.__dict__.get("_user") or getattr(request._request, "user", None)
+        if user is not None and user.is_authenticated:
             return self.max_body_bytes, f"Request body too large: at most {self.max_body_bytes:,} bytes here."
         return self.anonymous_max_body_bytes, (
             f"Request body too large: at most {self.anonymous_max_body_bytes:,} bytes for an anonymous request "
