@@ -376,6 +376,8 @@ class RequestWalkInput(GPUChoice):
     tensor_parallel = pos_int(1024, default=1)
     weight_dtype = dtype_field()
     kv_dtype = dtype_field()
+    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.9,
+                                                    help_text="Share of GPU memory vLLM may use (the fit verdict)")
 
     def validate(self, data):
         data = super().validate(data)
@@ -396,8 +398,6 @@ class ServeConfigInput(GPUChoice):
     weight_dtype = dtype_field()
     kv_dtype = dtype_field(choices=KV_DTYPES)
     gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.9)
-    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.9,
-                                                    help_text="Share of GPU memory vLLM may use (the fit verdict)")
     max_num_seqs = pos_int(100_000, default=256)
     enable_prefix_caching = serializers.BooleanField(default=True)
 
