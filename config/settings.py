@@ -250,6 +250,9 @@ SPECTACULAR_SETTINGS = {
         "TensorParallelEnum": "apps.simulators.api.inputs.TP_CHOICES",
         "CapacityTensorParallelEnum": "apps.simulators.api.inputs.CAPACITY_TP_CHOICES",
         "AttentionEnum": "apps.simulators.models.Attention",
+        "MlpEnum": "apps.simulators.models.MLP",
+        "DeckKindEnum": [(kind, kind) for kind in ("all", "part", "chapter", "topic")],  # flashcards DeckKind values
+        "SearchResultKindEnum": [("chapter", "chapter"), ("term", "term"), ("question", "question")],
         "CardStateEnum": [(state, state) for state in (0, 1, 2, 3)],  # apps.flashcards.models.CardState values
     },
 }

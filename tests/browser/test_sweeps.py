@@ -16,7 +16,16 @@ def eager_celery(settings):
     app.conf.task_always_eager = old
 
 
-def test_sweep_runs_to_a_recommendation(live_server, page, eager_celery):
+@pytest.fixture
+def catalog(transactional_db):
+    """The simulator catalog the sweep's model and GPUs come from."""
+    from apps.core.content import FIXTURES_DIR, LoadContext
+    from apps.simulators.content import load_catalog
+
+    load_catalog(LoadContext(root=FIXTURES_DIR))
+
+
+def test_sweep_runs_to_a_recommendation(live_server, page, eager_celery, catalog):
     page.goto(f"{live_server.url}/signup")
     page.get_by_label("Username").fill("sweeper")
     page.get_by_label("Password").fill("correct-horse-battery-9")

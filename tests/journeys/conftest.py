@@ -50,8 +50,9 @@ class Watch:
 
     def _on_request_failed(self, request) -> None:
         failure = request.failure or ""
-        # The client cancels superseded fetches on purpose (typing in search, leaving a page).
-        if "ERR_ABORTED" in failure and request.resource_type in ("fetch", "xhr"):
+        # The client cancels superseded fetches on purpose (typing in search, leaving a page), and leaving a page
+        # before a lazily loaded code chunk arrives aborts it; a chunk that is missing answers 404 (caught below).
+        if "ERR_ABORTED" in failure and request.resource_type in ("fetch", "xhr", "script", "stylesheet"):
             return
         self.problems.append(f"request failed: {request.method} {request.url} ({failure})")
 

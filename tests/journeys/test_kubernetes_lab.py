@@ -60,8 +60,9 @@ def test_rotation_without_a_pdb_drops_serving_and_a_model_cache_shortens_the_dip
     expect(page.get_by_test_id("k8s-duration")).to_have_text("2,730 s")
     expect(page.locator("svg[aria-label='Serving replicas during the rotation']")).to_be_visible()
     page.get_by_label("PDB minAvailable (0: none)").fill("0")
-    page.get_by_label("maxSurge (nodes)").fill("0")
+    # maxUnavailable first: surge 0 with unavailable 0 is a setup Kubernetes refuses (the API answers 400).
     page.get_by_label("maxUnavailable (nodes)").fill("1")
+    page.get_by_label("maxSurge (nodes)").fill("0")
     expect(page.get_by_test_id("k8s-min-serving")).to_have_text("0 (need 12)")
     shot(page, "k8s-rotation-no-pdb")
     page.get_by_label("Model cache (no download)").select_option("yes")

@@ -1725,7 +1725,7 @@ export interface components {
             /** @description Pass as ?deck= to the due queue to study this subtree */
             slug: string;
             title: string;
-            kind: components["schemas"]["KindF80Enum"];
+            kind: components["schemas"]["DeckKindEnum"];
             /** @description Cards in the deck */
             total: number;
             /** @description Of them, in your collection */
@@ -1979,6 +1979,14 @@ export interface components {
         DeckAddOutput: {
             added: number;
         };
+        /**
+         * @description * `all` - all
+         *     * `part` - part
+         *     * `chapter` - chapter
+         *     * `topic` - topic
+         * @enum {string}
+         */
+        DeckKindEnum: "all" | "part" | "chapter" | "topic";
         DeckTree: {
             /** Format: date-time */
             day_ends_at: string;
@@ -2938,14 +2946,6 @@ export interface components {
             source?: string;
         };
         /**
-         * @description * `all` - all
-         *     * `part` - part
-         *     * `chapter` - chapter
-         *     * `topic` - topic
-         * @enum {string}
-         */
-        KindF80Enum: "all" | "part" | "chapter" | "topic";
-        /**
          * @description * `bf16` - bf16
          *     * `fp16` - fp16
          *     * `fp8` - fp8
@@ -3014,7 +3014,7 @@ export interface components {
          *     * `plain` - Plain (fc1, fc2: ReLU / GELU)
          * @enum {string}
          */
-        Mlp56dEnum: "gated" | "plain";
+        MlpEnum: "gated" | "plain";
         MoEInputRequest: {
             num_experts: number;
             top_k: number;
@@ -3122,7 +3122,7 @@ export interface components {
              *     * `gated` - Gated (gate, up, down: SwiGLU / GeGLU)
              *     * `plain` - Plain (fc1, fc2: ReLU / GELU)
              */
-            mlp?: components["schemas"]["Mlp56dEnum"];
+            mlp?: components["schemas"]["MlpEnum"];
             /** @description Every attention and MLP linear layer and every norm has a bias vector (OPT, GPT-2); partial biases (Qwen2 QKV) are left out */
             bias?: boolean;
             /**
@@ -3188,7 +3188,7 @@ export interface components {
              *     * `gated` - Gated (gate, up, down: SwiGLU / GeGLU)
              *     * `plain` - Plain (fc1, fc2: ReLU / GELU)
              */
-            mlp?: components["schemas"]["Mlp56dEnum"];
+            mlp?: components["schemas"]["MlpEnum"];
             /** @description Every attention and MLP linear layer and every norm has a bias vector (OPT, GPT-2); partial biases (Qwen2 QKV) are left out */
             bias?: boolean;
             /** @description Rows of a learned absolute position table (OPT: max_position_embeddings + 2); empty for rotary positions */
@@ -3263,7 +3263,7 @@ export interface components {
              *     * `gated` - Gated (gate, up, down: SwiGLU / GeGLU)
              *     * `plain` - Plain (fc1, fc2: ReLU / GELU)
              */
-            mlp?: components["schemas"]["Mlp56dEnum"];
+            mlp?: components["schemas"]["MlpEnum"];
             /** @description Every attention and MLP linear layer and every norm has a bias vector (OPT, GPT-2); partial biases (Qwen2 QKV) are left out */
             bias?: boolean;
             /** @description Rows of a learned absolute position table (OPT: max_position_embeddings + 2); empty for rotary positions */
@@ -3520,7 +3520,7 @@ export interface components {
             /** @description Pass as ?deck= to the due queue to study this subtree */
             slug: string;
             title: string;
-            kind: components["schemas"]["KindF80Enum"];
+            kind: components["schemas"]["DeckKindEnum"];
             /** @description Cards in the deck */
             total: number;
             /** @description Of them, in your collection */
@@ -3656,7 +3656,7 @@ export interface components {
              *     * `gated` - Gated (gate, up, down: SwiGLU / GeGLU)
              *     * `plain` - Plain (fc1, fc2: ReLU / GELU)
              */
-            mlp?: components["schemas"]["Mlp56dEnum"];
+            mlp?: components["schemas"]["MlpEnum"];
             /** @description Every attention and MLP linear layer and every norm has a bias vector (OPT, GPT-2); partial biases (Qwen2 QKV) are left out */
             bias?: boolean;
             /** @description Rows of a learned absolute position table (OPT: max_position_embeddings + 2); empty for rotary positions */
@@ -4089,7 +4089,7 @@ export interface components {
             /** @description Pass as ?deck= to the due queue to study this subtree */
             slug: string;
             title: string;
-            kind: components["schemas"]["KindF80Enum"];
+            kind: components["schemas"]["DeckKindEnum"];
             /** @description Cards in the deck */
             total: number;
             /** @description Of them, in your collection */
