@@ -16,12 +16,12 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import os
 import sys
-import tempfile
 import time
 import tracemalloc
 from pathlib import Path
+
+from bench_simulator_api import setup_django  # the same throttle-free database with the catalog loaded
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -69,30 +69,6 @@ ENDPOINTS = {
                 [("workload", "num_requests"), ("replicas",), ("workload", "output_tokens")]),
     "search": ("GET", "search/", {"q": "kv cache"}, [("q",)]),
 }
-
-
-def setup_django() -> None:
-    if not os.environ.get("DATABASE_URL"):
-        os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp()}/abuse.sqlite3"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-    from django.conf import settings
-
-    django.setup()
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}
-    from rest_framework.settings import api_settings
-
-    api_settings.reload()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    from apps.core.content import FIXTURES_DIR, LoadContext
-    from apps.simulators.content import load_catalog
-
-    ctx = LoadContext(root=FIXTURES_DIR)
-    load_catalog(ctx)
-    if ctx.errors:
-        raise SystemExit("\n".join(map(str, ctx.errors)))
 
 
 def _get(body: dict, path: tuple):
