@@ -245,6 +245,7 @@ SPECTACULAR_SETTINGS = {
         "ContentStatusEnum": "apps.core.models.Status",
         "ProgressStatusEnum": "apps.courses.models.ProgressStatus",
         "SweepStatusEnum": "apps.simulators.models.SweepStatus",
+        "SweepModeEnum": "apps.simulators.api.inputs.SWEEP_MODES",
         "DtypeEnum": "apps.simulators.api.inputs.DTYPES",
         "KvDtypeEnum": "apps.simulators.api.inputs.KV_DTYPES",
         "TensorParallelEnum": "apps.simulators.api.inputs.TP_CHOICES",

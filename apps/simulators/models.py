@@ -129,6 +129,10 @@ class SweepJob(models.Model):
         default=0, help_text="Chunks sent to the queue so far; chunks go out a few at a time per user (fairness)")
     requeues = models.PositiveIntegerField(default=0, help_text="Re-sends of lost chunks since the last progress")
     cost_estimate_s = models.FloatField(default=0, help_text="Estimated worker CPU seconds, checked against budgets")
+    screen = models.JSONField(default=dict, blank=True, help_text=(
+        "Stage one of a two-stage sweep: grid points screened, feasible, screened as meeting the SLO, simulated, the "
+        "candidates' grid indices and screen figures, and (when done) how often screen and engine agreed; "
+        '{"mode": "exhaustive"} when every point is simulated'))
     pareto = models.JSONField(default=list, blank=True)
     recommendation = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)

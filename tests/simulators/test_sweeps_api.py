@@ -256,7 +256,7 @@ HEAVY = {"num_requests": 2000, "arrival_rate_per_s": 10, "prompt_tokens": 1000, 
 def test_a_sweep_over_the_user_budget_is_a_400_naming_the_limit(learner_client, settings, no_send):
     settings.SWEEP_USER_BUDGET_CPU_S = 600
     grid = {"max_num_seqs": list(range(1, 101)), "tensor_parallel": [1, 2, 4, 8]}  # 400 points × ≥ 2,000,000 steps
-    r = learner_client.post(URL, sweep_body(workload=HEAVY, grid=grid), format="json")
+    r = learner_client.post(URL, sweep_body(workload=HEAVY, grid=grid, mode="exhaustive"), format="json")
     assert r.status_code == 400, r.json()
     detail = r.json()["detail"]
     assert "SWEEP_USER_BUDGET_CPU_S" in detail and "600 s per user" in detail and "400 points" in detail

@@ -81,8 +81,10 @@ def workers(settings, worker_pool):
     app.conf.broker_url, app.conf.task_always_eager = old
 
 
-def body(num_requests: int, seqs: list[int]) -> dict:
-    return {"model": "llama-3.1-8b", "gpu": "h100-sxm",
+def body(num_requests: int, seqs: list[int], mode: str = "two_stage") -> dict:
+    """Tests of the chunk machinery (cancel, a killed worker, fairness) simulate every point: their timing needs the
+    whole grid's work, not the screen's candidates."""
+    return {"model": "llama-3.1-8b", "gpu": "h100-sxm", "mode": mode,
             "workload": {"num_requests": num_requests, "arrival_rate_per_s": 20, "prompt_tokens": 400,
                          "output_tokens": 60},
             "slo": {"ttft_s": 1.0, "tpot_s": 0.1},
@@ -114,8 +116,20 @@ def test_sweep_completes_on_two_workers_with_each_point_once(learner_client, wor
     assert data["recommendation"] and data["pareto"]
 
 
+def test_a_two_stage_sweep_simulates_its_candidates_on_two_workers(learner_client, workers):
+    grid = {"gpu": ["h100-sxm", "a100-80gb", "l40s"], "tensor_parallel": [1, 2, 4], "max_num_seqs": [8, 32, 128, 512]}
+    r = learner_client.post(URL, {**body(60, [8]), "grid": grid}, format="json")
+    assert r.status_code == 202, r.json()
+    data = wait_for(learner_client, r.json()["id"], lambda d: d["status"] not in ("queued", "running"))
+    assert data["status"] == "succeeded", data["error"]
+    assert data["screen"]["grid_points"] == 36
+    assert assert_points_unique(data["id"]) == data["total_points"] == data["screen"]["simulated"] == 16
+    assert data["pareto"] and all("screen" in p and p["engine"]["meets_slo"] for p in data["pareto"])
+    assert data["recommendation"]["index"] == data["pareto"][0]["index"]
+
+
 def test_cancel_stops_the_remaining_chunks(learner_client, workers):
-    r = learner_client.post(URL, body(200, list(range(2, 32))), format="json")
+    r = learner_client.post(URL, body(200, list(range(2, 32)), "exhaustive"), format="json")
     job_id = r.json()["id"]
     wait_for(learner_client, job_id, lambda d: d["done_points"] > 0)
     assert learner_client.post(f"{URL}{job_id}/cancel/").json()["status"] == "cancelled"
@@ -128,7 +142,7 @@ def test_cancel_stops_the_remaining_chunks(learner_client, workers):
 
 def test_killed_worker_ends_in_a_final_state(learner_client, workers, settings):
     """The chunk the killed worker held is sent again once the job stalls, so the sweep still succeeds."""
-    r = learner_client.post(URL, body(150, list(range(2, 14))), format="json")
+    r = learner_client.post(URL, body(150, list(range(2, 14)), "exhaustive"), format="json")
     job_id = r.json()["id"]
     wait_for(learner_client, job_id, lambda d: d["done_points"] > 0)
     workers[0].send_signal(signal.SIGKILL)
@@ -143,7 +157,7 @@ def test_a_second_users_small_sweep_runs_while_a_large_one_does(learner_client, 
     """User A's 400-point sweep is running on both workers; user B's 2-point sweep completes within 30 s."""
     from rest_framework.test import APIClient
 
-    heavy = {"model": "llama-3.1-8b", "gpu": "h100-sxm",
+    heavy = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "mode": "exhaustive",
              "workload": {"num_requests": 1000, "arrival_rate_per_s": 20, "prompt_tokens": 1000, "output_tokens": 200},
              "grid": {"max_num_seqs": list(range(8, 108)), "tensor_parallel": [1, 2],
                       "max_num_batched_tokens": [4096, 8192]}}

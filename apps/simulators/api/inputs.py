@@ -485,6 +485,7 @@ class ClusterInput(EngineInput):
         return attrs
 
 
+SWEEP_MODES = ("two_stage", "exhaustive")
 GRID_VALIDATORS = {
     "gpu": serializers.CharField(max_length=100),
     "tensor_parallel": serializers.ChoiceField(choices=TP_CHOICES),
@@ -500,6 +501,11 @@ GRID_VALIDATORS = {
 class SweepInput(EngineInput):
     replicas = serializers.IntegerField(min_value=1, max_value=16, default=1)
     router = serializers.ChoiceField(choices=ROUTERS, default="round_robin")
+    mode = serializers.ChoiceField(choices=SWEEP_MODES, default="two_stage", help_text=(
+        "two_stage: the closed-form screen prices every point, the engine simulates only the candidates near the "
+        "screen's frontier (within 25 %, SLO boundary included; 2 to 10 % of the grid, at least 16, at most 160 "
+        "points) and the frontier and recommendation come from them; "
+        "exhaustive: the engine simulates every point (grids of 16 points or fewer always are)"))
     grid = serializers.DictField(help_text=f"Knob → list of values; knobs: {', '.join(GRID_KEYS)}; "
                                            f"at most {MAX_POINTS:,} points")
 

@@ -212,4 +212,4 @@ class SweepJobDetailOutput(SweepJobOutput):
     results = SweepPointOutput(source="points", many=True, read_only=True)
 
     class Meta(SweepJobOutput.Meta):
-        fields = [*SweepJobOutput.Meta.fields, "request", "pareto", "recommendation", "results"]
+        fields = [*SweepJobOutput.Meta.fields, "request", "screen", "pareto", "recommendation", "results"]

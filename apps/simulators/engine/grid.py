@@ -1,7 +1,20 @@
-"""Sweep grids and their Pareto frontier: pure code over plain dicts, beside the engine it drives.
+"""Sweep grids and their Pareto frontier: pure code over plain dicts and arrays, beside the engine it drives.
 
 A sweep is the Cartesian product of its grid (knob → list of values) over a base configuration; its points are
 cut into chunks of at most 25 (about 16 chunks, so every worker gets some).
+
+Two-stage sweeps (the default) simulate only the candidates the closed-form screen (engine/screen.py) puts near
+the frontier, chosen by select_candidates:
+- plausible: feasible and, by the screen, within SCREEN_SLACK × the SLO (the screen is an estimate: a point just
+  past the SLO boundary may meet it in the engine);
+- near the frontier: a point's dominance factor d = max over other points q of min(cost_p / cost_q,
+  ttft_p / ttft_q) is 1 on the (cost, p99 TTFT) Pareto frontier and says by how much every other point would
+  have to improve in both figures to dominate it; candidates are the points with d ≤ 1 + SCREEN_EPSILON, taken
+  among the screen's SLO-meeting points and among the plausible ones (so a cheap point that only plausibly meets
+  the SLO cannot hide the ones that surely do);
+- points with the same screen figures as an earlier one rank (1 + SCREEN_EPSILON) × their d, behind distinct ones;
+- then the next-lowest d up to `keep` (2 % of the grid, at least MIN_SIMULATED); never more than `cap` (10 % of the
+  grid, at least `keep`, at most MAX_SIMULATED), lowest d first.
 """
 
 from __future__ import annotations
@@ -9,9 +22,17 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
+
 GRID_KEYS = ("gpu", "tensor_parallel", "replicas", "max_num_seqs", "max_num_batched_tokens", "chunked_prefill",
              "router", "weight_dtype")
 MAX_POINTS = 10_000
+SIMULATED_FRACTION = 0.02   # two-stage: the engine runs on about this share of the grid
+SIMULATED_FRACTION_MAX = 0.1  # ... and on at most this share (points within SCREEN_EPSILON of the frontier)
+MIN_SIMULATED = 16          # ... at least this many points (a grid this small is simulated whole)
+MAX_SIMULATED = 160         # ... and never more than this many
+SCREEN_SLACK = 1.5          # a point the screen puts within 1.5 × the SLO may still meet it
+SCREEN_EPSILON = 0.25       # points within 25 % (both figures) of the screen's frontier are simulated
 
 
 def grid_size(grid: dict) -> int:
@@ -22,6 +43,16 @@ def grid_points(grid: dict) -> list[dict]:
     """Every combination, knobs in GRID_KEYS order, so a point's index is stable for a given grid."""
     keys = [k for k in GRID_KEYS if k in grid]
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(grid[k] for k in keys))]
+
+
+def grid_point(grid: dict, index: int) -> dict:
+    """The point grid_points(grid)[index], without building the others."""
+    keys = [k for k in GRID_KEYS if k in grid]
+    values = {}
+    for k in reversed(keys):  # the last knob varies fastest
+        index, j = divmod(index, len(grid[k]))
+        values[k] = grid[k][j]
+    return {k: values[k] for k in keys}
 
 
 def chunk_size(total: int) -> int:
@@ -49,3 +80,60 @@ def pareto_frontier(points: list[dict]) -> list[dict]:
             frontier.append(p)
             best_ttft = ttft
     return frontier
+
+
+def dominance_factor(cost: np.ndarray, ttft: np.ndarray) -> np.ndarray:
+    """d(p) = max over q of min(cost_p / cost_q, ttft_p / ttft_q), q ranging over all points (p included, so d ≥ 1;
+    d = 1 exactly on the Pareto frontier). Found by bisection on d per point: q dominates p by a factor x when
+    cost_q · x ≤ cost_p and ttft_q · x ≤ ttft_p, i.e. when the least TTFT among points costing at most cost_p / x
+    is at most ttft_p / x — one sorted search per step for all points (positive figures)."""
+    order = np.argsort(cost, kind="stable")
+    c_sorted = cost[order]
+    least_ttft = np.minimum.accumulate(ttft[order])
+
+    def dominated(x: np.ndarray) -> np.ndarray:
+        k = np.searchsorted(c_sorted, cost / x * (1 + 1e-12), side="right")
+        return (k > 0) & (least_ttft[np.maximum(k - 1, 0)] <= ttft / x * (1 + 1e-12))
+
+    lo = np.ones_like(cost)
+    hi = np.full_like(cost, max(float(cost.max() / cost.min()), float(ttft.max() / ttft.min()), 1.0) * 2)
+    for _ in range(50):
+        mid = np.sqrt(lo * hi)
+        yes = dominated(mid)
+        lo, hi = np.where(yes, mid, lo), np.where(yes, hi, mid)
+    return lo
+
+
+def select_candidates(screen, slo_ttft_s: float, slo_tpot_s: float, *, keep: int, cap: int) -> list[int]:
+    """Indices (ascending) of the points the engine should simulate, from a screen (engine.screen.Screen):
+    see the module docstring. With no plausible point, the feasible points nearest to meeting the SLO."""
+    ok = screen.feasible
+    plausible = ok & (screen.ttft_p99_s <= SCREEN_SLACK * slo_ttft_s) & (screen.tpot_p99_s <= SCREEN_SLACK * slo_tpot_s)
+    n = len(ok)
+    rank = np.full(n, np.inf)
+    if plausible.any():
+        for subset in (plausible, screen.meets_slo):
+            if subset.any():
+                where = np.nonzero(subset)[0]
+                d = dominance_factor(screen.usd_per_million_tokens[where], screen.ttft_p99_s[where])
+                rank[where] = np.minimum(rank[where], d)
+    elif ok.any():
+        excess = np.maximum(screen.ttft_p99_s / slo_ttft_s, screen.tpot_p99_s / slo_tpot_s)
+        rank[ok] = 1.0 + excess[ok]
+    # points the screen cannot tell apart (knobs it does not model, batch limits past the KV ceiling) queue behind
+    # the first of their kind, so the places go to different configurations first
+    figures = np.round(np.stack([screen.usd_per_million_tokens, screen.ttft_p99_s, screen.tpot_p99_s], axis=1), 9)
+    _, first = np.unique(np.where(np.isfinite(figures), figures, -1.0), axis=0, return_index=True)
+    repeat = np.ones(n, bool)
+    repeat[first] = False
+    rank = np.where(repeat, rank * (1.0 + SCREEN_EPSILON), rank)
+    near = np.nonzero(rank <= 1.0 + SCREEN_EPSILON)[0]
+    take = min(cap, max(keep, len(near)))
+    chosen = np.argsort(rank, kind="stable")[:take]
+    return sorted(int(i) for i in chosen if np.isfinite(rank[i]))
+
+
+def simulated_bounds(total: int) -> tuple[int, int]:
+    """(keep, cap): how many points a two-stage sweep of `total` points simulates at least and at most."""
+    keep = min(total, MAX_SIMULATED, max(MIN_SIMULATED, math.ceil(SIMULATED_FRACTION * total)))
+    return keep, max(keep, min(MAX_SIMULATED, math.ceil(SIMULATED_FRACTION_MAX * total)))

@@ -230,7 +230,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Diagnosis scenarios: symptom and details only, never the answer. */
+        /**
+         * @description Investigation scenarios of every game (or of ``?game=``): symptom, setting, the evidence that may be asked for
+         *     (labels only) and the causes to choose from; never the answer.
+         */
         get: operations["diagnosis_list"];
         put?: never;
         post?: never;
@@ -240,7 +243,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/diagnosis/{slug}/check/": {
+    "/api/v1/diagnosis/{slug}/attempts/": {
         parameters: {
             query?: never;
             header?: never;
@@ -249,7 +252,62 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["diagnosis_check_create"];
+        /**
+         * @description Starts an investigation of one scenario. Signed in, the attempt is saved to the account (GET
+         *     /diagnosis/attempts/); anonymous, it is kept on no account and reachable only with the token returned here.
+         */
+        post: operations["diagnosis_attempts_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/diagnosis/attempts/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The signed-in user's own attempts, newest first, with their scores. */
+        get: operations["diagnosis_attempts_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/diagnosis/attempts/{attempt_id}/answer/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Names the cause: graded, scored and the attempt finished; the reasoning and the telling evidence back. */
+        post: operations["diagnosis_attempts_answer_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/diagnosis/attempts/{attempt_id}/evidence/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Asks for one piece of evidence (at most five new ones per attempt; asking again for one is free). */
+        post: operations["diagnosis_attempts_evidence_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -282,8 +340,42 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hide the card until the next day starts */
+        /** Bury: hide the card until the next day starts (unbury: show it again now) */
         post: operations["flashcards_bury_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/{card_id}/flag/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Flag your card with one of Anki's colours (1-7) or clear the flag (0) */
+        post: operations["flashcards_flag_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/{card_id}/note/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Your private note on a card (only you see it) */
+        put: operations["flashcards_note_update"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -317,6 +409,23 @@ export interface paths {
         get?: never;
         put?: never;
         post: operations["flashcards_suspend_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/{card_id}/unbury/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Bury: hide the card until the next day starts (unbury: show it again now) */
+        post: operations["flashcards_unbury_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1374,15 +1483,6 @@ export interface components {
          * @enum {string}
          */
         AlgorithmEnum: "ring" | "tree" | "one_shot";
-        /**
-         * @description * `compute` - Compute-bound
-         *     * `memory` - Memory-bound
-         *     * `communication` - Communication-bound
-         *     * `scheduling` - Scheduling-bound
-         *     * `workload` - Workload-bound
-         * @enum {string}
-         */
-        AnswerEnum: "compute" | "memory" | "communication" | "scheduling" | "workload";
         AnswerInputRequest: {
             question: number;
             /** @description For auto-checked kinds; same shapes as /questions/{id}/check/ */
@@ -1408,10 +1508,7 @@ export interface components {
              * @description 0..1; partial credit for multiple choice, ordering, categorize, matching
              */
             score: number | null;
-            /** @description The right key in answer terms (correct_options, expected, correct_order, ...) */
-            feedback: {
-                [key: string]: unknown;
-            };
+            feedback: components["schemas"]["Feedback"];
             /** @description The model answer */
             answer_html: string;
             explanation: string;
@@ -1431,6 +1528,52 @@ export interface components {
          * @enum {string}
          */
         ArrivalEnum: "poisson" | "gamma" | "onoff";
+        AskInputRequest: {
+            /** @description The key of one evidence item of the scenario */
+            evidence: string;
+        };
+        AskResult: {
+            item: components["schemas"]["EvidenceItem"];
+            /** @description Keys asked for so far, in order */
+            asked: string[];
+            remaining: number;
+        };
+        Attempt: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly scenario: string;
+            readonly game: string;
+            /** @description Evidence keys, in order */
+            readonly asked: string[];
+            readonly remaining: number;
+            answer?: string;
+            correct?: boolean | null;
+            /** Format: double */
+            score?: number | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            finished_at?: string | null;
+        };
+        AttemptCreated: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly scenario: string;
+            readonly game: string;
+            /** @description Evidence keys, in order */
+            readonly asked: string[];
+            readonly remaining: number;
+            answer?: string;
+            correct?: boolean | null;
+            /** Format: double */
+            score?: number | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description Anonymous attempts only: send it back as X-Attempt-Token */
+            token: string | null;
+        };
         /**
          * @description * `mha` - Multi-head
          *     * `gqa` - Grouped-query
@@ -1482,7 +1625,7 @@ export interface components {
             leech: boolean;
             retired: boolean;
             buried: boolean;
-            /** @description 0 none, 1-4 a coloured flag */
+            /** @description 0 none, 1-7 Anki's flag colours */
             flag: number;
         };
         BulkInputRequest: {
@@ -1499,6 +1642,7 @@ export interface components {
             /** @description Cards left as they were (a retired card stays suspended) */
             skipped: number;
         };
+        /** @description Pipeline, data and expert parallelism beside tensor_parallel (checked against the model: 400 naming the field). */
         CapacityInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
             model?: string;
@@ -1508,6 +1652,21 @@ export interface components {
             gpu?: string;
             /** @description Inline GPU spec instead of `gpu` */
             gpu_spec?: components["schemas"]["InlineGPURequest"];
+            /**
+             * @description Pipeline stages; each GPU holds num_layers / stages layers
+             * @default 1
+             */
+            pipeline_parallel: number;
+            /**
+             * @description Data-parallel ranks, each running its own batch of batch_size sequences (attention data parallel for MoE: experts still span all ranks)
+             * @default 1
+             */
+            data_parallel: number;
+            /**
+             * @description 1 (every GPU holds a slice of every expert) or tensor_parallel × data_parallel (whole experts per GPU, all-to-all dispatch and combine); must divide the routed experts
+             * @default 1
+             */
+            expert_parallel: number;
             workload: components["schemas"]["CapacityWorkloadInputRequest"];
             slo: components["schemas"]["CapacitySLOInputRequest"];
             /**
@@ -1636,12 +1795,21 @@ export interface components {
             leech: boolean;
             retired: boolean;
             buried: boolean;
-            /** @description 0 none, 1-4 a coloured flag */
+            /** @description 0 none, 1-7 Anki's flag colours */
             flag: number;
             front_html: string;
             back_html: string;
             decks: components["schemas"]["CardDeckRef"][];
+            note: string;
+            links: components["schemas"]["SourceLink"][];
             history: components["schemas"]["CardReviewEntry"][];
+        };
+        CardExtras: {
+            card_id: number;
+            /** @description 0 none, 1-7 Anki's flag colours */
+            flag: number;
+            flag_name: string;
+            note: string;
         };
         CardReviewEntry: {
             /** Format: uuid */
@@ -1700,6 +1868,10 @@ export interface components {
          * @enum {integer}
          */
         CardStateEnum: 0 | 1 | 2 | 3;
+        CauseChoice: {
+            value: string;
+            label: string;
+        };
         ChapterAuthoring: {
             slug: string;
             title: string;
@@ -1733,9 +1905,7 @@ export interface components {
             /** @description What the due queue for this deck counts now (today's limits applied) */
             counts: components["schemas"]["DueCounts"];
             /** @description Always empty */
-            children: {
-                [key: string]: unknown;
-            }[];
+            children: components["schemas"]["ChapterDeckNode"][];
         };
         ChapterDetail: {
             slug: string;
@@ -1820,10 +1990,7 @@ export interface components {
              * @description 0..1; partial credit for multiple choice, ordering, categorize, matching
              */
             score: number | null;
-            /** @description The right key in answer terms (correct_options, expected, correct_order, ...) */
-            feedback: {
-                [key: string]: unknown;
-            };
+            feedback: components["schemas"]["Feedback"];
             /** @description The model answer */
             answer_html: string;
             explanation: string;
@@ -2004,23 +2171,19 @@ export interface components {
          * @enum {string}
          */
         DensityEnum: "compact" | "comfortable";
+        /**
+         * @description A scenario as the learner first sees it: the symptom, the setting, what evidence may be asked for (labels
+         *     only) and the causes to choose from; never the answer or the evidence's text.
+         */
         Diagnosis: {
             slug: string;
+            game: components["schemas"]["InvestigationGameEnum"];
             symptom: string;
             details?: string;
+            readonly evidence: components["schemas"]["EvidenceMenuItem"][];
+            readonly choices: components["schemas"]["CauseChoice"][];
+            readonly max_questions: number;
             readonly chapters: components["schemas"]["ChapterRef"][];
-            readonly choices: {
-                [key: string]: unknown;
-            }[];
-        };
-        DiagnosisInputRequest: {
-            answer: components["schemas"]["AnswerEnum"];
-        };
-        DiagnosisResult: {
-            correct: boolean;
-            answer: string;
-            answer_label: string;
-            reasoning_html: string;
         };
         DisaggregationInputRequest: {
             prefill_replicas: number;
@@ -2067,6 +2230,10 @@ export interface components {
             intervals: {
                 [key: string]: number;
             };
+            flag: number;
+            note: string;
+            /** @description The source question or term and its chapters */
+            links: components["schemas"]["SourceLink"][];
         };
         DueCounts: {
             learning: number;
@@ -2080,9 +2247,16 @@ export interface components {
             day_ends_at: string;
             counts: components["schemas"]["DueCounts"];
             done_today: number;
+            today: components["schemas"]["Today"];
             /** Format: date-time */
             next_learning_due: string | null;
             cards: components["schemas"]["DueCard"][];
+        };
+        E2EPercentiles: {
+            /** Format: double */
+            p50: number;
+            /** Format: double */
+            p99: number;
         };
         /**
          * @description * `NoSchedule` - NoSchedule
@@ -2091,6 +2265,23 @@ export interface components {
          * @enum {string}
          */
         EffectEnum: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+        EfficiencyPriors: {
+            mfu: components["schemas"]["Prior"];
+            mbu: components["schemas"]["Prior"];
+            comm_efficiency: components["schemas"]["Prior"];
+            step_overhead_s: components["schemas"]["Prior"];
+            per_request_overhead_s: components["schemas"]["Prior"];
+        };
+        EngineCost: {
+            /**
+             * Format: double
+             * @description 1e12 when nothing was served
+             */
+            usd_per_million_output_tokens: number;
+            gpus: number;
+            /** Format: double */
+            usd_per_hour: number;
+        };
         /** @description One engine on a workload; the model and GPU are given as on every other simulator endpoint. */
         EngineInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
@@ -2132,53 +2323,89 @@ export interface components {
             slo?: components["schemas"]["EngineSLOInputRequest"];
             workload: components["schemas"]["EngineWorkloadInputRequest"];
         };
+        EngineInvariants: {
+            littles_law: components["schemas"]["LittlesLaw"];
+            tokens_conserved: boolean;
+            tokens_computed: number;
+            tokens_expected: number;
+            all_finished: boolean;
+        };
+        EngineKVCache: {
+            blocks_per_replica: number;
+            block_size: number;
+            capacity_tokens_per_replica: number;
+            /** Format: double */
+            bytes_per_token_per_gpu: number;
+        };
+        /**
+         * @description What apps.simulators.engine.simulate returns (metrics.request_summary, simulate._result) plus the model and
+         *     GPU it ran.
+         */
         EngineOutput: {
             num_requests: number;
             completed: number;
-            /** Format: double */
+            /**
+             * Format: double
+             * @description First arrival to last finish
+             */
             makespan_s: number;
             ttft_s: components["schemas"]["LatencyStats"];
             tpot_s: components["schemas"]["LatencyStats"];
             e2e_s: components["schemas"]["LatencyStats"];
-            throughput: {
-                [key: string]: unknown;
-            };
-            goodput: {
-                [key: string]: unknown;
-            };
+            throughput: components["schemas"]["Throughput"];
+            goodput: components["schemas"]["Goodput"];
             preemptions: number;
             /** Format: double */
             prefix_cache_hit_rate: number;
             steps: number;
             /** Format: double */
             mean_batch_size: number;
-            kv_cache: {
-                [key: string]: unknown;
-            };
-            cost: {
-                [key: string]: unknown;
-            };
-            invariants: {
-                [key: string]: unknown;
-            };
-            series: {
-                [key: string]: unknown;
-            };
-            histograms: {
-                [key: string]: unknown;
-            };
-            replicas: {
-                [key: string]: unknown;
-            }[];
-            pools?: {
-                [key: string]: unknown;
-            };
-            model: {
-                [key: string]: unknown;
-            };
-            gpu: {
-                [key: string]: unknown;
-            };
+            kv_cache: components["schemas"]["EngineKVCache"];
+            cost: components["schemas"]["EngineCost"];
+            invariants: components["schemas"]["EngineInvariants"];
+            series: components["schemas"]["EngineSeries"];
+            histograms: components["schemas"]["LatencyHistograms"];
+            replicas: components["schemas"]["EngineReplica"][];
+            /** @description Disaggregated prefill/decode only */
+            pools?: components["schemas"]["EnginePools"];
+            model: components["schemas"]["SlugName"];
+            gpu: components["schemas"]["SlugName"];
+        };
+        EnginePools: {
+            /** @description Prefill replicas */
+            prefill: number;
+            /** @description Decode replicas */
+            decode: number;
+        };
+        EngineReplica: {
+            requests: number;
+            steps: number;
+            preemptions: number;
+            /** Format: double */
+            prefix_cache_hit_rate: number;
+            /** Format: double */
+            mean_batch_size: number;
+            /** Format: double */
+            busy_fraction: number;
+            output_tokens: number;
+        };
+        EngineSLO: {
+            /** Format: double */
+            ttft_s: number;
+            /** Format: double */
+            tpot_s: number;
+        };
+        EngineSLOInput: {
+            /**
+             * Format: double
+             * @default 1
+             */
+            ttft_s: number;
+            /**
+             * Format: double
+             * @default 0.1
+             */
+            tpot_s: number;
         };
         EngineSLOInputRequest: {
             /**
@@ -2191,6 +2418,52 @@ export interface components {
              * @default 0.1
              */
             tpot_s: number;
+        };
+        EngineSeries: {
+            t_s: number[];
+            queue_depth: number[];
+            running: number[];
+            /** @description Share of KV blocks in use, averaged over the engines */
+            kv_usage: number[];
+        };
+        EngineWorkloadInput: {
+            /**
+             * Format: double
+             * @default 10
+             */
+            arrival_rate_per_s: number;
+            /** @default 200 */
+            num_requests: number;
+            /**
+             * @description A number or {"dist": "uniform", "low", "high"} / {"dist": "lognormal", "mean", "sigma"} / {"dist": "empirical", "values"}
+             * @default 512
+             */
+            prompt_tokens: unknown;
+            /**
+             * @description Same forms as prompt_tokens
+             * @default 128
+             */
+            output_tokens: unknown;
+            /** @default poisson */
+            arrival: components["schemas"]["ArrivalEnum"];
+            /**
+             * Format: double
+             * @default 3
+             */
+            burst_cv: number;
+            /** @default 0 */
+            shared_prefix_tokens: number;
+            /** @default 1 */
+            prefix_groups: number;
+            /** @default 1 */
+            session_turns: number;
+            /** @description [arrival_s, prompt_tokens, output_tokens, prefix_id?] rows; replaces the synthetic arrivals and lengths */
+            trace?: ((number | null)[] | {
+                arrival_s: number;
+                prompt_tokens: number;
+                output_tokens: number;
+                prefix_id?: number | null;
+            })[];
         };
         EngineWorkloadInputRequest: {
             /**
@@ -2224,7 +2497,60 @@ export interface components {
             /** @default 1 */
             session_turns: number;
             /** @description [arrival_s, prompt_tokens, output_tokens, prefix_id?] rows; replaces the synthetic arrivals and lengths */
-            trace?: unknown[];
+            trace?: ((number | null)[] | {
+                arrival_s: number;
+                prompt_tokens: number;
+                output_tokens: number;
+                prefix_id?: number | null;
+            })[];
+        };
+        EvidenceItem: {
+            key: string;
+            kind: components["schemas"]["EvidenceKindEnum"];
+            label: string;
+            text: string;
+        };
+        /**
+         * @description * `events` - Events
+         *     * `logs` - Logs
+         *     * `metrics` - Metrics
+         *     * `config` - Config
+         *     * `profile` - Profile
+         *     * `workload` - Workload
+         * @enum {string}
+         */
+        EvidenceKindEnum: "events" | "logs" | "metrics" | "config" | "profile" | "workload";
+        EvidenceMenuItem: {
+            key: string;
+            kind: components["schemas"]["EvidenceKindEnum"];
+            label: string;
+        };
+        /** @description The right key in answer terms (keys.grade): the fields of the question's kind; none for open questions. */
+        Feedback: {
+            /** @description Choice kinds: indexes of the right options in display order */
+            correct_options?: number[];
+            /**
+             * Format: double
+             * @description Numeric: the expected value in `unit`
+             */
+            expected?: number;
+            /** @description Numeric: the key's unit */
+            unit?: string;
+            /**
+             * Format: double
+             * @description Numeric: the answer converted to `unit`
+             */
+            given_in_answer_unit?: number;
+            /** @description Ordering */
+            correct_order?: string[];
+            /** @description Categorize: item → its bin */
+            correct_placement?: {
+                [key: string]: string;
+            };
+            /** @description Matching: left item → its right item */
+            correct_matches?: {
+                [key: string]: string;
+            };
         };
         FitComponents: {
             /** Format: double */
@@ -2238,6 +2564,7 @@ export interface components {
             /** Format: double */
             free: number;
         };
+        /** @description Pipeline, data and expert parallelism beside tensor_parallel (checked against the model: 400 naming the field). */
         FitInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
             model?: string;
@@ -2247,6 +2574,21 @@ export interface components {
             gpu?: string;
             /** @description Inline GPU spec instead of `gpu` */
             gpu_spec?: components["schemas"]["InlineGPURequest"];
+            /**
+             * @description Pipeline stages; each GPU holds num_layers / stages layers
+             * @default 1
+             */
+            pipeline_parallel: number;
+            /**
+             * @description Data-parallel ranks, each running its own batch of batch_size sequences (attention data parallel for MoE: experts still span all ranks)
+             * @default 1
+             */
+            data_parallel: number;
+            /**
+             * @description 1 (every GPU holds a slice of every expert) or tensor_parallel × data_parallel (whole experts per GPU, all-to-all dispatch and combine); must divide the routed experts
+             * @default 1
+             */
+            expert_parallel: number;
             /** @default bf16 */
             weight_dtype: components["schemas"]["DtypeEnum"];
             /** @default bf16 */
@@ -2285,11 +2627,27 @@ export interface components {
             kv_budget_bytes_per_gpu: number;
             /** Format: double */
             max_concurrent_sequences: number;
+            /** Format: double */
+            max_concurrent_sequences_all_ranks: number;
             tensor_parallel: number;
+            pipeline_parallel: number;
+            data_parallel: number;
+            expert_parallel: number;
+            gpus: number;
             /** Format: double */
             weight_bytes_total: number;
             derivation: string;
             min_tensor_parallel_derivation: string;
+        };
+        FitScores: {
+            /** Format: double */
+            log_loss: number;
+            /** Format: double */
+            rmse_bins: number;
+        };
+        FlagInputRequest: {
+            /** @description 0 none, 1 red, 2 orange, 3 green, 4 blue, 5 pink, 6 turquoise, 7 purple */
+            flag: number;
         };
         FlashcardDayCount: {
             /** Format: date */
@@ -2334,14 +2692,27 @@ export interface components {
             slug: string;
             name: string;
             vendor: string;
-            /** Format: double */
+            /**
+             * Format: double
+             * @description Total memory as the driver reports it to CUDA (cudaMemGetInfo), bytes
+             */
             memory_bytes: number;
+            /**
+             * Format: double
+             * @description The datasheet's rounded capacity, e.g. 80 GB = 80e9 B
+             */
+            marketing_memory_bytes?: number | null;
             /** Format: double */
             hbm_bandwidth_bytes_per_s: number;
             /** Format: double */
             bf16_dense_flops: number;
             /** Format: double */
             fp8_dense_flops?: number | null;
+            /**
+             * Format: double
+             * @description Dense FP4 tensor-core peak; empty: no FP4 unit
+             */
+            fp4_dense_flops?: number | null;
             /** Format: double */
             int8_dense_ops: number;
             /** Format: double */
@@ -2356,7 +2727,10 @@ export interface components {
             slug: string;
             name: string;
             vendor: string;
-            /** Format: double */
+            /**
+             * Format: double
+             * @description Total memory as the driver reports it to CUDA (cudaMemGetInfo), bytes
+             */
             memory_bytes: number;
             /** Format: double */
             hbm_bandwidth_bytes_per_s: number;
@@ -2373,6 +2747,16 @@ export interface components {
             fp8_dense_flops?: number | null;
             price_note?: string;
             /**
+             * Format: double
+             * @description The datasheet's rounded capacity, e.g. 80 GB = 80e9 B
+             */
+            marketing_memory_bytes?: number | null;
+            /**
+             * Format: double
+             * @description Dense FP4 tensor-core peak; empty: no FP4 unit
+             */
+            fp4_dense_flops?: number | null;
+            /**
              * @description draft (authors only) or published; new entries default to draft
              *
              *     * `draft` - Draft
@@ -2386,6 +2770,8 @@ export interface components {
             readonly warnings: string[];
         };
         GPUSummary: {
+            /** Format: double */
+            marketing_memory_bytes: number | null;
             slug: string;
             name: string;
             /** Format: double */
@@ -2402,7 +2788,10 @@ export interface components {
             slug: string;
             name: string;
             vendor: string;
-            /** Format: double */
+            /**
+             * Format: double
+             * @description Total memory as the driver reports it to CUDA (cudaMemGetInfo), bytes
+             */
             memory_bytes: number;
             /** Format: double */
             hbm_bandwidth_bytes_per_s: number;
@@ -2419,6 +2808,16 @@ export interface components {
             fp8_dense_flops?: number | null;
             price_note?: string;
             /**
+             * Format: double
+             * @description The datasheet's rounded capacity, e.g. 80 GB = 80e9 B
+             */
+            marketing_memory_bytes?: number | null;
+            /**
+             * Format: double
+             * @description Dense FP4 tensor-core peak; empty: no FP4 unit
+             */
+            fp4_dense_flops?: number | null;
+            /**
              * @description draft (authors only) or published; new entries default to draft
              *
              *     * `draft` - Draft
@@ -2427,11 +2826,26 @@ export interface components {
              */
             status?: components["schemas"]["ContentStatusEnum"];
         };
+        Goodput: {
+            /**
+             * Format: double
+             * @description Share of requests meeting both SLOs
+             */
+            fraction: number;
+            slo: components["schemas"]["EngineSLO"];
+            /** Format: double */
+            requests_per_s: number;
+        };
         Health: {
             status: string;
             database: string;
             broker: string;
             cache: string;
+        };
+        Histogram: {
+            /** @description Bin edges, seconds (one more than counts) */
+            edges: number[];
+            counts: number[];
         };
         ImportCardRequest: {
             state: components["schemas"]["CardStateEnum"];
@@ -2480,19 +2894,38 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        InfeasibleSweepPoint: {
+            /** @description false: the point could not run */
+            feasible: boolean;
+            /** @description The field and why, e.g. `tensor_parallel: TP=8 does not divide ...` */
+            error: string;
+        };
         /** @description A GPU given inline: datasheet figures in decimal SI units. */
-        InlineGPURequest: {
+        InlineGPU: {
             name?: string;
             /** @default nvidia */
             vendor: components["schemas"]["VendorEnum"];
-            /** Format: double */
+            /**
+             * Format: double
+             * @description Total memory as the driver reports it to CUDA (what vLLM budgets from)
+             */
             memory_bytes: number;
+            /**
+             * Format: double
+             * @description The datasheet's rounded figure
+             */
+            marketing_memory_bytes?: number | null;
             /** Format: double */
             hbm_bandwidth_bytes_per_s: number;
             /** Format: double */
             bf16_dense_flops: number;
             /** Format: double */
             fp8_dense_flops?: number | null;
+            /**
+             * Format: double
+             * @description Dense FP4 peak; omit if no FP4 unit
+             */
+            fp4_dense_flops?: number | null;
             /** Format: double */
             int8_dense_ops?: number | null;
             /** Format: double */
@@ -2502,6 +2935,84 @@ export interface components {
              * @default 0
              */
             price_per_hour_usd: number;
+        };
+        /** @description A GPU given inline: datasheet figures in decimal SI units. */
+        InlineGPURequest: {
+            name?: string;
+            /** @default nvidia */
+            vendor: components["schemas"]["VendorEnum"];
+            /**
+             * Format: double
+             * @description Total memory as the driver reports it to CUDA (what vLLM budgets from)
+             */
+            memory_bytes: number;
+            /**
+             * Format: double
+             * @description The datasheet's rounded figure
+             */
+            marketing_memory_bytes?: number | null;
+            /** Format: double */
+            hbm_bandwidth_bytes_per_s: number;
+            /** Format: double */
+            bf16_dense_flops: number;
+            /** Format: double */
+            fp8_dense_flops?: number | null;
+            /**
+             * Format: double
+             * @description Dense FP4 peak; omit if no FP4 unit
+             */
+            fp4_dense_flops?: number | null;
+            /** Format: double */
+            int8_dense_ops?: number | null;
+            /** Format: double */
+            interconnect_bandwidth_bytes_per_s: number;
+            /**
+             * Format: double
+             * @default 0
+             */
+            price_per_hour_usd: number;
+        };
+        /** @description A model architecture given inline (the fields of a catalog model; params are counted from them). */
+        InlineModel: {
+            name?: string;
+            num_layers: number;
+            hidden_size: number;
+            num_attention_heads: number;
+            num_kv_heads: number;
+            head_dim: number;
+            intermediate_size: number;
+            vocab_size: number;
+            /** @default 131072 */
+            max_position_embeddings: number;
+            /** @default false */
+            tie_word_embeddings: boolean;
+            attention: components["schemas"]["InlineModelAttentionEnum"];
+            moe_intermediate_size?: number | null;
+            kv_lora_rank?: number | null;
+            q_lora_rank?: number | null;
+            qk_rope_head_dim?: number | null;
+            qk_nope_head_dim?: number | null;
+            v_head_dim?: number | null;
+            sliding_window?: number | null;
+            sliding_window_pattern?: (components["schemas"]["SlidingWindowPatternEnum"] | components["schemas"]["NullEnum"]) | null;
+            num_experts?: number | null;
+            num_shared_experts?: number | null;
+            experts_per_token?: number | null;
+            first_k_dense_replace?: number | null;
+            /**
+             * @description gated: gate, up, down (3·h·F); plain: fc1, fc2 (2·h·F), e.g. OPT, GPT-2
+             *
+             *     * `gated` - gated
+             *     * `plain` - plain
+             * @default gated
+             */
+            mlp: components["schemas"]["InlineModelMlpEnum"];
+            /**
+             * @description Biases on every attention/MLP linear layer and norm (OPT)
+             * @default false
+             */
+            bias: boolean;
+            learned_position_embeddings?: number | null;
         };
         /**
          * @description * `mha` - mha
@@ -2558,6 +3069,27 @@ export interface components {
              */
             bias: boolean;
             learned_position_embeddings?: number | null;
+        };
+        /**
+         * @description * `diagnosis` - Diagnosis game
+         *     * `k8s-incident` - Kubernetes incident game
+         * @enum {string}
+         */
+        InvestigationGameEnum: "diagnosis" | "k8s-incident";
+        InvestigationResult: {
+            correct: boolean;
+            /**
+             * Format: double
+             * @description Right: 1 − 0.1 per piece of evidence asked for; wrong: 0
+             */
+            score: number;
+            asked: number;
+            /** @description The cause */
+            answer: string;
+            answer_label: string;
+            reasoning_html: string;
+            /** @description The evidence that points to the cause, in full */
+            telling: components["schemas"]["EvidenceItem"][];
         };
         K8sFree: {
             /** Format: double */
@@ -2952,6 +3484,10 @@ export interface components {
          * @enum {string}
          */
         KvDtypeEnum: "bf16" | "fp16" | "fp8";
+        LatencyHistograms: {
+            ttft_s: components["schemas"]["Histogram"];
+            tpot_s: components["schemas"]["Histogram"];
+        };
         LatencyStats: {
             /** Format: double */
             p50: number;
@@ -2986,6 +3522,17 @@ export interface components {
          * @enum {string}
          */
         LineSpacingEnum: "compact" | "normal" | "relaxed";
+        LittlesLaw: {
+            /** Format: double */
+            mean_concurrency: number;
+            /** Format: double */
+            throughput_times_latency: number;
+            /** Format: double */
+            relative_error: number;
+            /** Format: double */
+            tolerance: number;
+            ok: boolean;
+        };
         LoginRequest: {
             username: string;
             password: string;
@@ -3061,7 +3608,7 @@ export interface components {
          *     * `interview` - Interview
          * @enum {string}
          */
-        ModeEnum: "practice" | "interview";
+        Mode8f0Enum: "practice" | "interview";
         ModelConfig: {
             /** Format: date-time */
             readonly updated_at: string;
@@ -3284,6 +3831,14 @@ export interface components {
             max_position_embeddings: number;
             hidden_size: number;
         };
+        NameCauseRequest: {
+            /** @description One of the scenario's choices */
+            answer: string;
+        };
+        NoteInputRequest: {
+            /** @description Plain text, private to you; empty removes the note */
+            note: string;
+        };
         /** @enum {unknown} */
         NullEnum: null;
         Number: {
@@ -3294,6 +3849,32 @@ export interface components {
             source: string;
             derivation: string;
             readonly chapters: components["schemas"]["ChapterRef"][];
+        };
+        NumericKey: {
+            /** Format: double */
+            value: number;
+            /** @description A unit of apps.quiz.units, e.g. GB, GiB/s, ms; empty for a plain number */
+            unit: string;
+            /**
+             * Format: double
+             * @description A fraction when relative (0.05 = ±5 %)
+             */
+            tolerance: number;
+            /** @default relative */
+            tolerance_mode: components["schemas"]["ToleranceModeEnum"];
+        };
+        NumericKeyRequest: {
+            /** Format: double */
+            value: number;
+            /** @description A unit of apps.quiz.units, e.g. GB, GiB/s, ms; empty for a plain number */
+            unit: string;
+            /**
+             * Format: double
+             * @description A fraction when relative (0.05 = ±5 %)
+             */
+            tolerance: number;
+            /** @default relative */
+            tolerance_mode: components["schemas"]["ToleranceModeEnum"];
         };
         /**
          * @description * `all_reduce` - all_reduce
@@ -3309,14 +3890,35 @@ export interface components {
             status: string;
             review_count: number;
             parameters: number[];
-            metrics: {
-                [key: string]: unknown;
-            };
+            metrics: components["schemas"]["OptimizationMetrics"];
             error: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             finished_at: string | null;
+        };
+        /** @description optimization.fit's evaluation on the held-out reviews; empty until the job is done. */
+        OptimizationMetrics: {
+            train_items?: number;
+            test_items?: number;
+            /** @description Your current parameters */
+            before?: components["schemas"]["FitScores"];
+            /** @description The fitted parameters */
+            after?: components["schemas"]["FitScores"];
+        };
+        Option: {
+            text: string;
+            /** @default false */
+            correct: boolean;
+            /** @description Why this option is right or wrong */
+            why?: string;
+        };
+        OptionRequest: {
+            text: string;
+            /** @default false */
+            correct: boolean;
+            /** @description Why this option is right or wrong */
+            why?: string;
         };
         PagedKVInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
@@ -3363,6 +3965,14 @@ export interface components {
             tokens: number;
             blocks: number;
             last_block_tokens: number;
+        };
+        PaginatedAttemptPage: {
+            count: number;
+            /** Format: uri */
+            next: string | null;
+            /** Format: uri */
+            previous: string | null;
+            results: components["schemas"]["Attempt"][];
         };
         PaginatedChapterListList: {
             /** @example 123 */
@@ -3507,6 +4117,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Topic"][];
         };
+        Pair: {
+            left: string;
+            right: string;
+        };
+        PairRequest: {
+            left: string;
+            right: string;
+        };
+        ParetoPoint: {
+            index: number;
+            /** Format: double */
+            usd_per_million_tokens: number;
+            /** Format: double */
+            ttft_p99_s: number;
+        };
         Part: {
             slug: string;
             title: string;
@@ -3574,7 +4199,10 @@ export interface components {
             slug?: string;
             name?: string;
             vendor?: string;
-            /** Format: double */
+            /**
+             * Format: double
+             * @description Total memory as the driver reports it to CUDA (cudaMemGetInfo), bytes
+             */
             memory_bytes?: number;
             /** Format: double */
             hbm_bandwidth_bytes_per_s?: number;
@@ -3590,6 +4218,16 @@ export interface components {
             /** Format: double */
             fp8_dense_flops?: number | null;
             price_note?: string;
+            /**
+             * Format: double
+             * @description The datasheet's rounded capacity, e.g. 80 GB = 80e9 B
+             */
+            marketing_memory_bytes?: number | null;
+            /**
+             * Format: double
+             * @description Dense FP4 tensor-core peak; empty: no FP4 unit
+             */
+            fp4_dense_flops?: number | null;
             /**
              * @description draft (authors only) or published; new entries default to draft
              *
@@ -3689,20 +4327,17 @@ export interface components {
             prompt?: string;
             /** @description Model answer and explanation (Markdown) */
             answer?: string;
-            /** @description [{text, correct, why?}] */
-            options?: {
-                [key: string]: unknown;
-            }[];
-            /** @description {value, unit, tolerance, tolerance_mode} */
-            numeric?: {
-                [key: string]: unknown;
-            };
-            items?: unknown[];
+            /** @description Choice kinds: at least two, one correct for single choice */
+            options?: components["schemas"]["OptionRequest"][];
+            numeric?: components["schemas"]["NumericKeyRequest"];
+            /** @description Ordering: texts in the right order; categorize: {text, bin} */
+            items?: (string | {
+                text: string;
+                bin: string;
+            })[];
             bins?: string[];
-            /** @description [{left, right}] */
-            pairs?: {
-                [key: string]: unknown;
-            }[];
+            /** @description Matching: at least two */
+            pairs?: components["schemas"]["PairRequest"][];
             /**
              * @description draft (authors only) or published; new items default to draft
              *
@@ -3735,6 +4370,8 @@ export interface components {
             time_zone?: string;
             fuzzing?: boolean;
             leech_threshold?: number;
+            /** @description Reviews a day to aim for; 0: none */
+            daily_goal?: number;
         };
         /** @description A glossary term as authored: the fields of a fixtures/glossary/*.yaml entry. */
         PatchedTermWriteRequest: {
@@ -3757,6 +4394,14 @@ export interface components {
              *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
+        };
+        Percentiles: {
+            /** Format: double */
+            p50: number;
+            /** Format: double */
+            p90: number;
+            /** Format: double */
+            p99: number;
         };
         /**
          * @description * `prefill` - prefill
@@ -3797,6 +4442,15 @@ export interface components {
             blocks: number;
             hit_blocks: number;
             hashes_truncated: boolean;
+        };
+        Prior: {
+            /** Format: double */
+            low: number;
+            /** Format: double */
+            expected: number;
+            /** Format: double */
+            high: number;
+            source: string;
         };
         ProgressInputRequest: {
             status: (components["schemas"]["ProgressStatusEnum"] | components["schemas"]["NullEnum"]) | null;
@@ -3846,17 +4500,14 @@ export interface components {
             glossary: string[];
             prompt: string;
             answer: string;
-            options?: {
-                [key: string]: unknown;
-            }[];
-            numeric?: {
-                [key: string]: unknown;
-            };
-            items?: unknown[];
+            options?: components["schemas"]["Option"][];
+            numeric?: components["schemas"]["NumericKey"];
+            items?: (string | {
+                text: string;
+                bin: string;
+            })[];
             bins?: string[];
-            pairs?: {
-                [key: string]: unknown;
-            }[];
+            pairs?: components["schemas"]["Pair"][];
             key_version: number;
             status: string;
             /** Format: date-time */
@@ -3899,20 +4550,17 @@ export interface components {
             prompt: string;
             /** @description Model answer and explanation (Markdown) */
             answer: string;
-            /** @description [{text, correct, why?}] */
-            options?: {
-                [key: string]: unknown;
-            }[];
-            /** @description {value, unit, tolerance, tolerance_mode} */
-            numeric?: {
-                [key: string]: unknown;
-            };
-            items?: unknown[];
+            /** @description Choice kinds: at least two, one correct for single choice */
+            options?: components["schemas"]["OptionRequest"][];
+            numeric?: components["schemas"]["NumericKeyRequest"];
+            /** @description Ordering: texts in the right order; categorize: {text, bin} */
+            items?: (string | {
+                text: string;
+                bin: string;
+            })[];
             bins?: string[];
-            /** @description [{left, right}] */
-            pairs?: {
-                [key: string]: unknown;
-            }[];
+            /** @description Matching: at least two */
+            pairs?: components["schemas"]["PairRequest"][];
             /**
              * @description draft (authors only) or published; new items default to draft
              *
@@ -4178,7 +4826,8 @@ export interface components {
             derivation: string;
         };
         ServeFlag: {
-            value: unknown;
+            /** @description A number, a word, or null for a switch */
+            value: (string | number) | null;
             flag: string;
             why: string;
         };
@@ -4194,8 +4843,8 @@ export interface components {
         Session: {
             /** Format: uuid */
             readonly id: string;
-            mode?: components["schemas"]["ModeEnum"];
-            filters?: unknown;
+            mode?: components["schemas"]["Mode8f0Enum"];
+            readonly filters: components["schemas"]["SessionFilters"];
             /** Format: int64 */
             seconds_per_question?: number | null;
             /** Format: date-time */
@@ -4214,9 +4863,8 @@ export interface components {
             duration_ms: number | null;
             readonly over_time: boolean;
         };
+        /** @description The filters a session was drawn with (those given, non-empty). */
         SessionCreateRequest: {
-            /** @default practice */
-            mode: components["schemas"]["ModeEnum"];
             /** @description Part slugs */
             part?: string[];
             /** @description Chapter slugs */
@@ -4225,6 +4873,8 @@ export interface components {
             topic?: string[];
             level?: components["schemas"]["LevelEnum"][];
             kind?: components["schemas"]["QuestionKindEnum"][];
+            /** @default practice */
+            mode: components["schemas"]["Mode8f0Enum"];
             /** @description Default 10 (practice), 8 (interview) */
             size?: number;
             /** @description Interview only; default 120 */
@@ -4233,8 +4883,8 @@ export interface components {
         SessionCreated: {
             /** Format: uuid */
             readonly id: string;
-            mode?: components["schemas"]["ModeEnum"];
-            filters?: unknown;
+            mode?: components["schemas"]["Mode8f0Enum"];
+            readonly filters: components["schemas"]["SessionFilters"];
             /** Format: int64 */
             seconds_per_question?: number | null;
             /** Format: date-time */
@@ -4246,11 +4896,22 @@ export interface components {
             /** @description Anonymous sessions only, shown once: send it as X-Practice-Token */
             session_token: string | null;
         };
+        /** @description The filters a session was drawn with (those given, non-empty). */
+        SessionFilters: {
+            /** @description Part slugs */
+            part?: string[];
+            /** @description Chapter slugs */
+            chapter?: string[];
+            /** @description Topic tags */
+            topic?: string[];
+            level?: components["schemas"]["LevelEnum"][];
+            kind?: components["schemas"]["QuestionKindEnum"][];
+        };
         SessionList: {
             /** Format: uuid */
             readonly id: string;
-            mode?: components["schemas"]["ModeEnum"];
-            filters?: unknown;
+            mode?: components["schemas"]["Mode8f0Enum"];
+            readonly filters: components["schemas"]["SessionFilters"];
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -4270,6 +4931,10 @@ export interface components {
          * @enum {string}
          */
         SlidingWindowPatternEnum: "all" | "alternate";
+        SlugName: {
+            slug: string;
+            name: string;
+        };
         SnapshotRequest: {
             state: components["schemas"]["CardStateEnum"];
             step: number | null;
@@ -4288,6 +4953,13 @@ export interface components {
             /** Format: date-time */
             buried_until: string | null;
             source_changed: boolean;
+        };
+        SourceLink: {
+            /** @description question, term or chapter */
+            kind: string;
+            title: string;
+            /** @description A page of this site */
+            path: string;
         };
         /**
          * @description * `question` - Question
@@ -4343,9 +5015,12 @@ export interface components {
             time_zone: string;
             fuzzing: boolean;
             leech_threshold: number;
+            /** @description Reviews a day to aim for; 0: none */
+            daily_goal: number;
             /** @description FSRS-6 weights in use (empty: defaults) */
             readonly parameters: number[];
         };
+        /** @description Pipeline, data and expert parallelism beside tensor_parallel (checked against the model: 400 naming the field). */
         StepTimeInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
             model?: string;
@@ -4355,6 +5030,21 @@ export interface components {
             gpu?: string;
             /** @description Inline GPU spec instead of `gpu` */
             gpu_spec?: components["schemas"]["InlineGPURequest"];
+            /**
+             * @description Pipeline stages; each GPU holds num_layers / stages layers
+             * @default 1
+             */
+            pipeline_parallel: number;
+            /**
+             * @description Data-parallel ranks, each running its own batch of batch_size sequences (attention data parallel for MoE: experts still span all ranks)
+             * @default 1
+             */
+            data_parallel: number;
+            /**
+             * @description 1 (every GPU holds a slice of every expert) or tensor_parallel × data_parallel (whole experts per GPU, all-to-all dispatch and combine); must divide the routed experts
+             * @default 1
+             */
+            expert_parallel: number;
             /** @default decode */
             phase: components["schemas"]["PhaseEnum"];
             /** @default 1 */
@@ -4375,6 +5065,12 @@ export interface components {
              * @default 0.9
              */
             gpu_memory_utilization: number;
+            /**
+             * Format: double
+             * @description Zipf exponent of expert popularity (0: uniform routing); sets the busiest expert-parallel rank's load
+             * @default 0
+             */
+            expert_routing_skew: number;
         };
         StepTimeOutput: {
             /** @description Things that are allowed but suspicious */
@@ -4396,9 +5092,7 @@ export interface components {
             fix_weight_dtype: string | null;
             /** @description The smallest fix in words; empty when feasible */
             fix: string;
-            priors: {
-                [key: string]: unknown;
-            };
+            priors: components["schemas"]["EfficiencyPriors"];
             phase: string;
             tokens: number;
             /** Format: double */
@@ -4429,6 +5123,17 @@ export interface components {
             tokens_per_s: number;
             /** Format: double */
             output_tokens_per_s: number;
+            /** Format: double */
+            deployment_tokens_per_s: number;
+            /** Format: double */
+            expert_imbalance: number;
+            /** Format: double */
+            all_to_all_seconds: number;
+            tensor_parallel: number;
+            pipeline_parallel: number;
+            data_parallel: number;
+            expert_parallel: number;
+            gpus: number;
             bound: string;
             /** Format: double */
             crossover_batch: number;
@@ -4457,6 +5162,83 @@ export interface components {
             time_used_ms: number;
             /** @description Answers that took longer than seconds_per_question (interview); each scored at half */
             over_time: number;
+        };
+        /** @description Knob → list of 1 to 100 distinct values (SweepInput.validate_grid); at most 10,000 points in all */
+        SweepGrid: {
+            gpu?: string[];
+            tensor_parallel?: components["schemas"]["TensorParallelEnum"][];
+            replicas?: number[];
+            max_num_seqs?: number[];
+            max_num_batched_tokens?: number[];
+            chunked_prefill?: boolean[];
+            router?: components["schemas"]["RouterEnum"][];
+            weight_dtype?: components["schemas"]["DtypeEnum"][];
+        };
+        /** @description Knob → list of 1 to 100 distinct values (SweepInput.validate_grid); at most 10,000 points in all */
+        SweepGridRequest: {
+            gpu?: string[];
+            tensor_parallel?: components["schemas"]["TensorParallelEnum"][];
+            replicas?: number[];
+            max_num_seqs?: number[];
+            max_num_batched_tokens?: number[];
+            chunked_prefill?: boolean[];
+            router?: components["schemas"]["RouterEnum"][];
+            weight_dtype?: components["schemas"]["DtypeEnum"][];
+        };
+        /** @description One engine on a workload; the model and GPU are given as on every other simulator endpoint. */
+        SweepInput: {
+            /** @description Catalog model slug, e.g. llama-3.1-8b */
+            model?: string;
+            /** @description Inline model architecture instead of `model` */
+            config?: components["schemas"]["InlineModel"];
+            /** @description Catalog GPU slug, e.g. h100-sxm */
+            gpu?: string;
+            /** @description Inline GPU spec instead of `gpu` */
+            gpu_spec?: components["schemas"]["InlineGPU"];
+            /**
+             * Format: int64
+             * @default 0
+             */
+            seed: number;
+            /** @default 1 */
+            tensor_parallel: components["schemas"]["TensorParallelEnum"];
+            /** @default 256 */
+            max_num_seqs: number;
+            /** @default 8192 */
+            max_num_batched_tokens: number;
+            /** @default true */
+            chunked_prefill: boolean;
+            /** @default false */
+            prefix_caching: boolean;
+            /** @default 16 */
+            block_size: components["schemas"]["BlockSizeEnum"];
+            /**
+             * Format: double
+             * @default 0.9
+             */
+            gpu_memory_utilization: number;
+            /** @default false */
+            static_batching: boolean;
+            /** @default bf16 */
+            weight_dtype: components["schemas"]["DtypeEnum"];
+            /** @default bf16 */
+            kv_dtype: components["schemas"]["KvDtypeEnum"];
+            slo?: components["schemas"]["EngineSLOInput"];
+            workload: components["schemas"]["EngineWorkloadInput"];
+            /** @default 1 */
+            replicas: number;
+            /** @default round_robin */
+            router: components["schemas"]["RouterEnum"];
+            /**
+             * @description two_stage: the closed-form screen prices every point, the engine simulates only the candidates near the screen's frontier (within 25 %, SLO boundary included; 2 to 10 % of the grid, at least 16, at most 160 points) and the frontier and recommendation come from them; exhaustive: the engine simulates every point (grids of 16 points or fewer always are)
+             *
+             *     * `two_stage` - two_stage
+             *     * `exhaustive` - exhaustive
+             * @default two_stage
+             */
+            mode: components["schemas"]["SweepModeEnum"];
+            /** @description Knob → list of values; knobs: gpu, tensor_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, router, weight_dtype; at most 10,000 points */
+            grid: components["schemas"]["SweepGrid"];
         };
         /** @description One engine on a workload; the model and GPU are given as on every other simulator endpoint. */
         SweepInputRequest: {
@@ -4502,10 +5284,16 @@ export interface components {
             replicas: number;
             /** @default round_robin */
             router: components["schemas"]["RouterEnum"];
+            /**
+             * @description two_stage: the closed-form screen prices every point, the engine simulates only the candidates near the screen's frontier (within 25 %, SLO boundary included; 2 to 10 % of the grid, at least 16, at most 160 points) and the frontier and recommendation come from them; exhaustive: the engine simulates every point (grids of 16 points or fewer always are)
+             *
+             *     * `two_stage` - two_stage
+             *     * `exhaustive` - exhaustive
+             * @default two_stage
+             */
+            mode: components["schemas"]["SweepModeEnum"];
             /** @description Knob → list of values; knobs: gpu, tensor_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, router, weight_dtype; at most 10,000 points */
-            grid: {
-                [key: string]: unknown;
-            };
+            grid: components["schemas"]["SweepGridRequest"];
         };
         SweepJobDetailOutput: {
             /** Format: uuid */
@@ -4528,10 +5316,14 @@ export interface components {
             started_at?: string | null;
             /** Format: date-time */
             finished_at?: string | null;
-            /** @description Base configuration, workload, SLOs and grid as submitted */
-            request: unknown;
-            pareto?: unknown;
-            recommendation?: unknown;
+            /** @description Base configuration, workload, SLOs and grid as validated (defaults filled in) */
+            readonly request: components["schemas"]["SweepInput"];
+            /** @description Stage one of a two-stage sweep: grid points screened, feasible, screened as meeting the SLO, simulated, the candidates' grid indices and screen figures, and (when done) how often screen and engine agreed; {"mode": "exhaustive"} when every point is simulated */
+            screen?: unknown;
+            /** @description Points meeting the SLO not beaten on both cost and p99 TTFT, cheapest first */
+            readonly pareto: components["schemas"]["ParetoPoint"][];
+            /** @description The cheapest point meeting the SLO; null until done or when none does */
+            readonly recommendation: components["schemas"]["SweepRecommendation"] | null;
             readonly results: components["schemas"]["SweepPointOutput"][];
         };
         SweepJobOutput: {
@@ -4556,12 +5348,62 @@ export interface components {
             /** Format: date-time */
             finished_at?: string | null;
         };
+        /** @description One sweep point's knob values: one value per knob of the grid */
+        SweepKnobs: {
+            gpu?: string;
+            tensor_parallel?: components["schemas"]["TensorParallelEnum"];
+            replicas?: number;
+            max_num_seqs?: number;
+            max_num_batched_tokens?: number;
+            chunked_prefill?: boolean;
+            router?: components["schemas"]["RouterEnum"];
+            weight_dtype?: components["schemas"]["DtypeEnum"];
+        };
+        /**
+         * @description * `two_stage` - two_stage
+         *     * `exhaustive` - exhaustive
+         * @enum {string}
+         */
+        SweepModeEnum: "two_stage" | "exhaustive";
+        SweepPointMetrics: {
+            /** @description true: the point ran */
+            feasible: boolean;
+            ttft_s: components["schemas"]["Percentiles"];
+            tpot_s: components["schemas"]["Percentiles"];
+            e2e_s: components["schemas"]["E2EPercentiles"];
+            /** Format: double */
+            output_tokens_per_s: number;
+            /** Format: double */
+            goodput_requests_per_s: number;
+            /** Format: double */
+            goodput_fraction: number;
+            preemptions: number;
+            gpus: number;
+            /** Format: double */
+            usd_per_hour: number;
+            /** Format: double */
+            usd_per_million_tokens: number;
+            longest_request_tokens: number;
+        };
         SweepPointOutput: {
             /** Format: int64 */
             index: number;
-            params: unknown;
-            metrics: unknown;
+            /** @description This point's knob values */
+            readonly params: components["schemas"]["SweepKnobs"];
+            readonly metrics: components["schemas"]["SweepPointResult"];
             meets_slo?: boolean;
+        };
+        SweepPointResult: components["schemas"]["SweepPointMetrics"] | components["schemas"]["InfeasibleSweepPoint"];
+        SweepRecommendation: {
+            params: components["schemas"]["SweepKnobs"];
+            metrics: components["schemas"]["SweepPointMetrics"];
+            /** @description `vllm serve ...` */
+            command: string;
+            flags: components["schemas"]["ServeFlag"][];
+            index: number;
+            replicas: number;
+            router: string;
+            reason: string;
         };
         /**
          * @description * `queued` - Queued
@@ -4629,7 +5471,7 @@ export interface components {
             slug: string;
             term: string;
             /** @description Abbreviations and other names, e.g. TTFT */
-            aliases?: unknown;
+            aliases: string[];
             /** @description One sentence */
             definition: string;
         };
@@ -4675,6 +5517,12 @@ export interface components {
          * @enum {string}
          */
         ThemeEnum: "system" | "light" | "dark";
+        Throughput: {
+            /** Format: double */
+            requests_per_s: number;
+            /** Format: double */
+            output_tokens_per_s: number;
+        };
         ThroughputLatencyInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
             model?: string;
@@ -4740,9 +5588,27 @@ export interface components {
             kv_bytes: number;
             bound: string;
         };
+        Today: {
+            /** @description Reviews done today (your day) */
+            reviews: number;
+            /** @description Of them, rated Again */
+            again: number;
+            /** @description Your goal of reviews a day; 0: none */
+            daily_goal: number;
+            /** @description Reviews today with a recorded time */
+            timed_reviews: number;
+            /** @description Their time in all */
+            time_ms: number;
+        };
         Token: {
             readonly token: string;
         };
+        /**
+         * @description * `relative` - relative
+         *     * `absolute` - absolute
+         * @enum {string}
+         */
+        ToleranceModeEnum: "relative" | "absolute";
         Topic: {
             slug: string;
             question_count: number;
@@ -4752,10 +5618,8 @@ export interface components {
             answered: number;
             /** Format: double */
             score: number;
-            /** @description [{slug, title, url}] to re-read */
-            chapters: {
-                [key: string]: unknown;
-            }[];
+            /** @description Chapters to re-read */
+            chapters: components["schemas"]["ChapterRef"][];
         };
         TrueRetention: {
             reviews: number;
@@ -6317,6 +7181,13 @@ export interface operations {
     diagnosis_list: {
         parameters: {
             query?: {
+                /**
+                 * @description Only this game's scenarios
+                 *
+                 *     * `diagnosis` - Diagnosis game
+                 *     * `k8s-incident` - Kubernetes incident game
+                 */
+                game?: "diagnosis" | "k8s-incident";
                 /** @description A page number within the paginated result set. */
                 page?: number;
                 /** @description Number of results to return per page. */
@@ -6401,7 +7272,7 @@ export interface operations {
             };
         };
     };
-    diagnosis_check_create: {
+    diagnosis_attempts_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -6410,18 +7281,114 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["DiagnosisInputRequest"];
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttemptCreated"];
+                };
+            };
+            /** @description Invalid input; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No response body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
+    };
+    diagnosis_attempts_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DiagnosisResult"];
+                    "application/json": components["schemas"]["PaginatedAttemptPage"];
                 };
             };
             /** @description Invalid input; `fields` names each offending field */
@@ -6469,7 +7436,207 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    diagnosis_attempts_answer_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The token of an anonymous attempt (returned once when it was started) */
+                "X-Attempt-Token"?: string;
+            };
+            path: {
+                attempt_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NameCauseRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvestigationResult"];
+                };
+            };
+            /** @description Invalid input; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No response body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No response body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    diagnosis_attempts_evidence_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The token of an anonymous attempt (returned once when it was started) */
+                "X-Attempt-Token"?: string;
+            };
+            path: {
+                attempt_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AskInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AskResult"];
+                };
+            };
+            /** @description Invalid input; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No response body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No response body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6693,6 +7860,218 @@ export interface operations {
             };
         };
     };
+    flashcards_flag_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                card_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FlagInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardExtras"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_note_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                card_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoteInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardExtras"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     flashcards_review_create: {
         parameters: {
             query?: never;
@@ -6808,6 +8187,108 @@ export interface operations {
         };
     };
     flashcards_suspend_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                card_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardState"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_unbury_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -7129,6 +8610,8 @@ export interface operations {
                 due_after?: string;
                 /** @description Due before this day (your calendar) starts */
                 due_before?: string;
+                /** @description Cards with this flag (0: unflagged) */
+                flag?: number;
                 lapses_min?: number;
                 page?: number;
                 page_size?: number;
