@@ -86,6 +86,29 @@ DIAGRAMS: dict[str, dict] = {
         "caption": "Batching more requests raises tokens per second until each token's latency is what you pay for it.",
         "params": {"model": MODEL, "gpu": GPU, "context_tokens": _int(1024, 1, 131_072), "output_tokens": _int(256, 1, 32_768)},
     },
+    "pipeline-bubbles": {
+        "title": "Pipeline parallel and its bubbles", "lab": "step-time",
+        "caption": "Stages wait for the first micro-batch to reach them and idle after the last leaves: (p − 1)/(m + p − 1) of the time.",
+        "params": {"model": MODEL, "gpu": GPU, "pipeline_parallel": _int(4, 2, 16), "microbatches": _int(8, 1, 64),
+                   "context_tokens": _int(2048, 1, 131_072)},
+    },
+    "ep-all-to-all": {
+        "title": "Expert parallel: the all-to-all", "lab": "collectives",
+        "caption": "With experts spread over GPUs, every MoE layer sends each token to its experts' GPUs and brings the results back.",
+        "params": {"model": {"kind": "model", "default": "deepseek-v3"}, "gpu": GPU, "expert_parallel": _int(8, 2, 64),
+                   "batch_size": _int(256, 1, 65_536)},
+    },
+    "pd-transfer": {
+        "title": "Prefill/decode disaggregation: moving the KV cache", "lab": "kv-cache",
+        "caption": "The prefill GPU computes the prompt's KV cache and ships it to a decode GPU; the link decides what that costs.",
+        "params": {"model": MODEL, "gpu": GPU, "context_tokens": _int(8192, 1, 131_072), "kv_dtype": _choice("bf16", DTYPE_CHOICES)},
+    },
+    "autoscaling": {
+        "title": "Autoscaling replicas against traffic", "lab": "capacity",
+        "caption": "Replicas ordered when traffic rises serve only after their cold start; the gap is traffic over capacity.",
+        "params": {"model": MODEL, "gpu": GPU, "peak_requests_per_s": _int(40, 1, 10_000), "context_tokens": _int(1024, 1, 131_072),
+                   "output_tokens": _int(256, 1, 32_768), "cold_start_minutes": _int(8, 1, 30)},
+    },
     "request-lifecycle": {
         "title": "A request's journey through the stack", "lab": "request-walk",
         "caption": "Client → gateway → router → engine scheduler → GPU → streamed tokens, with time spent in each stage.",

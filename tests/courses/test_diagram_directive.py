@@ -103,3 +103,15 @@ def test_the_loader_reports_diagram_errors_with_file_and_line(tmp_path, monkeypa
     (root / "chapters" / "basics" / "01-alpha.md").write_text(chapter.split("```diagram kv-growth model=gpt-9")[0], encoding="utf-8")
     load_all(root)
     assert 'data-diagram="kv-growth"' in Chapter.objects.get(slug="alpha").body_html
+
+
+def test_every_chapter_in_the_content_places_a_diagram_and_sixteen_types_are_used():
+    from apps.core.content import FIXTURES_DIR
+    from apps.core.diagrams import DIAGRAM_FENCE
+
+    used: dict[str, set[str]] = {}
+    for path in sorted((FIXTURES_DIR / "chapters").rglob("*.md")):
+        used[path.relative_to(FIXTURES_DIR).as_posix()] = {
+            match.group(1).split()[0] for match in DIAGRAM_FENCE.finditer(path.read_text(encoding="utf-8"))}
+    assert [name for name, types in used.items() if not types] == []
+    assert len(set().union(*used.values())) >= 16

@@ -72,7 +72,8 @@ def test_a_diagram_shows_the_simulator_endpoints_value(site, desktop):
 def test_reduced_motion_jumps_to_the_end_and_the_phone_fits(site, phone):
     page, _ = phone
     page.emulate_media(reduced_motion="reduce")
-    page.goto(site.url + gallery(["prefill-decode", "speculative", "kv-growth", "roofline"]))
+    others = ["speculative", "kv-growth", "roofline", "pipeline-bubbles", "ep-all-to-all", "pd-transfer", "autoscaling"]
+    page.goto(site.url + gallery(["prefill-decode", *others]))
     figure = page.get_by_test_id("diagram-prefill-decode")
     expect(figure.get_by_test_id("diagram-numbers")).to_be_visible(timeout=15_000)
     assert "diagram-reduced" in figure.get_attribute("class")
@@ -86,7 +87,7 @@ def test_reduced_motion_jumps_to_the_end_and_the_phone_fits(site, phone):
     assert width <= 390 + 1
     figure.scroll_into_view_if_needed()
     shot(page, "diagram-prefill-decode-phone")
-    for name in ("speculative", "kv-growth", "roofline"):
+    for name in others:
         other = page.get_by_test_id(f"diagram-{name}")
         expect(other.get_by_test_id("diagram-numbers")).to_be_visible(timeout=15_000)
         other.scroll_into_view_if_needed()

@@ -7,12 +7,14 @@ import { PrefillDecode, RequestLifecycle, Roofline, ThroughputLatency } from "./
 import { PatternDefs, REGISTRY, withDefaults, type Params } from "./kit";
 import { KvGrowth, MemoryBreakdown, PagedBlocks, PrefixHashChain } from "./memory";
 import { MoeLoad, Speculative, TokenCost, TpAllReduce } from "./scale";
+import { Autoscaling, ExpertAllToAll, PdTransfer, PipelineBubbles } from "./serving";
 
 export const DIAGRAM_COMPONENTS: Record<string, ComponentType<{ params: Params }>> = {
   "kv-growth": KvGrowth, "prefill-decode": PrefillDecode, roofline: Roofline, "paged-blocks": PagedBlocks,
   "memory-breakdown": MemoryBreakdown, speculative: Speculative, "prefix-hash-chain": PrefixHashChain,
   "tp-allreduce": TpAllReduce, "token-cost": TokenCost, "moe-load": MoeLoad, "throughput-latency": ThroughputLatency,
-  "request-lifecycle": RequestLifecycle,
+  "request-lifecycle": RequestLifecycle, "pipeline-bubbles": PipelineBubbles, "ep-all-to-all": ExpertAllToAll,
+  "pd-transfer": PdTransfer, autoscaling: Autoscaling,
 };
 
 interface Mount { host: HTMLElement; name: string; params: Params }

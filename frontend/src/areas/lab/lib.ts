@@ -22,7 +22,7 @@ export interface CatalogModel {
   slug: string; name: string; hidden_size: number; num_layers: number; num_attention_heads: number;
   num_kv_heads: number; head_dim: number; intermediate_size: number; vocab_size: number; attention: string;
   max_position_embeddings: number; num_experts: number | null; experts_per_token: number | null;
-  kv_lora_rank: number | null; qk_rope_head_dim: number | null;
+  kv_lora_rank: number | null; qk_rope_head_dim: number | null; first_k_dense_replace: number | null;
 }
 export interface CatalogGPU { slug: string; name: string; memory_bytes: number; interconnect_bandwidth_bytes_per_s: number; price_per_hour_usd: number }
 

@@ -1,0 +1,181 @@
+// Serving-at-scale diagrams: pipeline bubbles, the expert-parallel all-to-all, the prefill→decode KV transfer and
+// autoscaling against a traffic curve. Each takes its figures from a simulator endpoint for real catalog parameters.
+import { useState } from "react";
+import { fmtBytes, fmtNum, fmtSeconds, useCatalog, useSimulation } from "../areas/lab/lib";
+import { Block, Frame, Legend, linear, POW2, Slider, StepSlider, type Params } from "./kit";
+import { Value } from "./memory";
+
+/** Share of a pipeline's time its stages sit idle when m micro-batches fill p stages: (p − 1) / (m + p − 1). */
+export const bubbleFraction = (stages: number, microbatches: number) => (stages - 1) / (microbatches + stages - 1);
+
+export function PipelineBubbles({ params }: { params: Params }) {
+  const stages = Number(params.pipeline_parallel);
+  const [micro, setMicro] = useState(Number(params.microbatches));
+  const { data, error } = useSimulation("step-time", {
+    model: params.model, gpu: params.gpu, phase: "prefill", batch_size: 1, context_tokens: params.context_tokens,
+  });
+  // The whole model's prefill of one micro-batch on one GPU, split evenly over the stages (layers / p each).
+  const stage = data ? data.step_seconds / stages : 0;
+  const slots = micro + stages - 1;
+  const bubble = bubbleFraction(stages, micro);
+  const cw = 520 / slots, rh = Math.min(24, 150 / stages);
+  return (
+    <Frame name="pipeline-bubbles" params={{ ...params, microbatches: micro }} error={error?.message}
+      controls={<StepSlider label="Micro-batches" values={[1, 2, 4, 8, 16, 32, 64]} value={micro} onChange={setMicro} />}
+      legend={<Legend items={[{ concept: "prefill", label: "stage computing a micro-batch" }, { concept: "idle", label: "bubble (stage waiting)" }]} />}
+      numbers={data && <>
+        {stages} stages × {micro} micro-batches take {slots} slots of {fmtSeconds(stage)} (one stage's share of a {fmtSeconds(data.step_seconds)} prefill):
+        {" "}{fmtSeconds(slots * stage)}; idle share (p − 1)/(m + p − 1) = <Value value={bubble} text={`${(bubble * 100).toFixed(1)}%`} />
+      </>}>
+      <svg viewBox={`0 0 600 ${stages * rh + 24}`} role="img" aria-label={`Pipeline of ${stages} stages and ${micro} micro-batches`} data-testid="diagram-svg">
+        {Array.from({ length: stages }, (_, s) => (
+          <g key={s}>
+            <text x={0} y={s * rh + rh * 0.7}>stage {s}</text>
+            {Array.from({ length: slots }, (_, t) => {
+              const busy = t >= s && t < s + micro;
+              return <Block key={t} concept={busy ? "prefill" : "idle"} x={70 + t * cw} y={s * rh + 2} width={Math.max(cw - 1, 0.5)} height={rh - 4}
+                title={busy ? `stage ${s}, micro-batch ${t - s}` : `stage ${s} idle`} />;
+            })}
+          </g>
+        ))}
+        <text x={70} y={stages * rh + 18}>time → ({slots} slots)</text>
+      </svg>
+    </Frame>
+  );
+}
+
+export function ExpertAllToAll({ params }: { params: Params }) {
+  const [ep, setEp] = useState(Number(params.expert_parallel));
+  const { models } = useCatalog();
+  const model = models.find((m) => m.slug === params.model);
+  const topK = model?.experts_per_token ?? 0;
+  const tokens = Number(params.batch_size);
+  // Each rank sends each of its tokens' hidden state (BF16) to the ranks of its top-k experts: dispatch, then combine back.
+  const message = tokens * topK * (model?.hidden_size ?? 0) * 2;
+  const { data, error } = useSimulation("collectives", model && topK ? { op: "all_to_all", algorithm: "ring", message_bytes: message, num_gpus: ep, gpu: params.gpu } : null);
+  const moeLayers = model ? model.num_layers - (model.first_k_dense_replace ?? 0) : 0;
+  const perStep = data ? 2 * data.seconds * moeLayers : null;
+  const experts = model?.num_experts ?? 0;
+  const cols = Math.min(ep, 16), boxW = 560 / cols;
+  return (
+    <Frame name="ep-all-to-all" params={{ ...params, expert_parallel: ep }} error={model && !topK ? `${model.name} is not a mixture of experts` : error?.message}
+      controls={<StepSlider label="Expert parallel" values={POW2(2, 64)} value={ep} onChange={setEp} format={(v) => `${v} GPUs`} />}
+      legend={<Legend items={[{ concept: "weights", label: "experts held by a GPU" }, { concept: "communication", label: "all-to-all traffic (dispatch and combine)" }]} />}
+      numbers={data && model && <>
+        {experts} experts over {ep} GPUs = {fmtNum(experts / ep)} per GPU; each GPU dispatches {tokens} tokens × top-{topK} × {model.hidden_size} × 2 B
+        = {fmtBytes(message)}: <Value value={data.seconds} text={fmtSeconds(data.seconds)} /> per all-to-all; dispatch + combine × {moeLayers} MoE layers
+        {perStep !== null && <> ≈ {fmtSeconds(perStep)} per step</>} ({data.bound}-bound)
+      </>}>
+      <svg viewBox="0 0 600 150" role="img" aria-label={`All-to-all among ${ep} expert-parallel GPUs`} data-testid="diagram-svg">
+        {Array.from({ length: cols }, (_, i) => Array.from({ length: cols }, (_, j) => i === j ? null : (
+          <line key={`${i}-${j}`} x1={20 + i * boxW + boxW / 2} y1={40} x2={20 + j * boxW + boxW / 2} y2={110}
+            stroke="var(--d-communication)" strokeOpacity={Math.min(0.9, 6 / cols)} strokeWidth={1.5} />
+        )))}
+        {Array.from({ length: cols }, (_, i) => (
+          <g key={i}>
+            <Block concept="weights" x={20 + i * boxW + 2} y={14} width={boxW - 4} height={26} title={`GPU ${i}: ${fmtNum(experts / ep)} experts`} />
+            <Block concept="weights" x={20 + i * boxW + 2} y={110} width={boxW - 4} height={26} title={`GPU ${i}`} />
+          </g>
+        ))}
+        <text x={0} y={10}>tokens on each GPU{ep > cols ? ` (16 of ${ep} shown)` : ""}</text>
+        <text x={0} y={148}>the GPUs holding their experts</text>
+      </svg>
+    </Frame>
+  );
+}
+
+/** One direction of a GPU's NVLink (the catalog's figure is bidirectional) and a 400 Gb/s RDMA NIC, bytes/s. */
+const RDMA_400G = 400e9 / 8;
+
+export function PdTransfer({ params }: { params: Params }) {
+  const [context, setContext] = useState(Number(params.context_tokens));
+  const { gpus } = useCatalog();
+  const gpu = gpus.find((g) => g.slug === params.gpu);
+  const kv = useSimulation("kv-cache", { model: params.model, context_tokens: context, kv_dtype: params.kv_dtype });
+  const prefill = useSimulation("step-time", { model: params.model, gpu: params.gpu, phase: "prefill", context_tokens: context, kv_dtype: params.kv_dtype });
+  const bytes = kv.data?.bytes_per_sequence ?? 0;
+  const links = gpu ? [
+    { label: "NVLink, same node", rate: gpu.interconnect_bandwidth_bytes_per_s / 2 },
+    { label: "400 Gb/s RDMA, across nodes", rate: RDMA_400G },
+  ] : [];
+  const prefillS = prefill.data?.step_seconds ?? 0;
+  const longest = Math.max(prefillS, ...links.map((l) => bytes / l.rate), 1e-9);
+  const x = linear(0, longest, 0, 380);
+  return (
+    <Frame name="pd-transfer" params={{ ...params, context_tokens: context }} error={kv.error?.message ?? prefill.error?.message}
+      controls={<StepSlider label="Prompt" values={POW2(256, 131_072)} value={context} onChange={setContext} format={(v) => `${fmtNum(v)} tokens`} />}
+      legend={<Legend items={["prefill", { concept: "kv", label: "KV cache moved to the decode GPU" }, "communication"]} />}
+      numbers={kv.data && prefill.data && gpu && <>
+        the prompt's KV cache is <Value value={bytes} text={fmtBytes(bytes)} />; prefill takes {fmtSeconds(prefillS)};
+        moving it takes {links.map((l) => `${fmtSeconds(bytes / l.rate)} over ${l.label}`).join(", ")}
+      </>}>
+      <svg viewBox="0 0 600 120" role="img" aria-label="Prefill time against KV transfer time" data-testid="diagram-svg">
+        <text x={0} y={20}>prefill GPU</text>
+        <Block concept="prefill" x={200} y={6} width={x(prefillS)} height={22} title={`prefill ${fmtSeconds(prefillS)}`} />
+        {links.map((l, i) => (
+          <g key={l.label}>
+            <text x={0} y={58 + i * 36}>{l.label}</text>
+            <Block concept="communication" x={200} y={44 + i * 36} width={x(bytes / l.rate)} height={22} title={`${fmtBytes(bytes)} at ${fmtBytes(l.rate)}/s`} />
+            <Block concept="kv" x={200 + x(bytes / l.rate) + 4} y={48 + i * 36} width={14} height={14} title="KV blocks arrive; decode starts" />
+          </g>
+        ))}
+      </svg>
+    </Frame>
+  );
+}
+
+/** A two-hour morning: quiet, a ramp to the peak over half an hour, the peak, then an evening fall. */
+export function trafficAt(minute: number, peak: number): number {
+  const ramp = (from: number, to: number) => Math.min(1, Math.max(0, (minute - from) / (to - from)));
+  return peak * (0.2 + 0.8 * ramp(20, 50) - 0.8 * ramp(90, 110));
+}
+
+/** Replicas ready each minute when the autoscaler orders ceil(traffic / per-replica rate) and a new replica serves
+ * only after the cold start; scale-down is immediate. */
+export function replicaTimeline(perReplica: number, peak: number, coldStartMin: number, minutes = 120) {
+  const ordered: number[] = [], ready: number[] = [], traffic: number[] = [];
+  for (let t = 0; t < minutes; t++) {
+    traffic.push(trafficAt(t, peak));
+    ordered.push(Math.max(1, Math.ceil(traffic[t] / perReplica)));
+    const readyNow = t === 0 ? ordered[0] : Math.min(ordered[t], Math.max(ready[t - 1], t >= coldStartMin ? ordered[t - coldStartMin] : ordered[0]));
+    ready.push(readyNow);
+  }
+  return { traffic, ordered, ready };
+}
+
+export function Autoscaling({ params }: { params: Params }) {
+  const [cold, setCold] = useState(Number(params.cold_start_minutes));
+  const peak = Number(params.peak_requests_per_s);
+  const { data, error } = useSimulation("capacity", {
+    model: params.model, gpu: params.gpu,
+    workload: { requests_per_s: peak, prompt_tokens: params.context_tokens, output_tokens: params.output_tokens },
+    slo: { ttft_p99_s: 2, tpot_s: 0.05 },
+  });
+  const perReplica = data?.requests_per_s_per_replica ?? 0;
+  const line = perReplica > 0 ? replicaTimeline(perReplica, peak, cold) : null;
+  const short = line ? line.traffic.map((r, t) => Math.max(0, r - line.ready[t] * perReplica)) : [];
+  const unservedRequests = short.reduce((a, b) => a + b * 60, 0);
+  const H = 130, W = 560;
+  const x = linear(0, 120, 30, 30 + W);
+  const y = linear(0, peak * 1.15, H, 0);
+  const path = (values: number[]) => values.map((v, t) => `${t ? "L" : "M"}${x(t).toFixed(1)},${y(v).toFixed(1)}`).join("");
+  return (
+    <Frame name="autoscaling" params={{ ...params, cold_start_minutes: cold }} error={error?.message}
+      controls={<Slider label="Cold start" value={cold} min={1} max={30} onChange={setCold} format={(v) => `${v} min`} />}
+      legend={<Legend items={[{ concept: "prefill", label: "traffic (requests/s)" }, { concept: "weights", label: "capacity of ready replicas" }, { concept: "idle", label: "traffic over capacity" }]} />}
+      numbers={data && line && <>
+        one replica ({data.gpus / Math.max(data.replicas, 1)} × {data.gpu.name}) serves {fmtNum(perReplica)} req/s within the SLO; the peak needs {Math.max(...line.ordered)} replicas;
+        with a {cold}-minute cold start <Value value={unservedRequests} text={fmtNum(Math.round(unservedRequests))} /> requests arrive over capacity during the ramp
+      </>}>
+      <svg viewBox={`0 0 600 ${H + 22}`} role="img" aria-label="Traffic against ready replicas over two hours" data-testid="diagram-svg">
+        {line && line.ready.map((r, t) => (
+          <Block key={t} concept={short[t] > 0 ? "idle" : "weights"} x={x(t)} y={y(r * perReplica)} width={W / 120} height={H - y(r * perReplica)} opacity={0.55} />
+        ))}
+        {line && <path d={path(line.traffic)} fill="none" stroke="var(--d-prefill)" strokeWidth={2.5} />}
+        <line className="d-axis" x1={30} x2={30 + W} y1={H} y2={H} />
+        <text x={30} y={H + 16}>0 min</text><text x={30 + W} y={H + 16} textAnchor="end">120 min</text>
+        <text x={0} y={10}>req/s</text>
+      </svg>
+    </Frame>
+  );
+}
