@@ -89,6 +89,7 @@ def model_summary(model: m.ModelSpec) -> dict:
 
 def gpu_summary(gpu: m.GPUSpec) -> dict:
     return {"slug": gpu.slug, "name": gpu.name, "memory_bytes": gpu.memory_bytes,
+            "marketing_memory_bytes": gpu.marketing_memory_bytes,
             "hbm_bandwidth_bytes_per_s": gpu.hbm_bandwidth_bytes_per_s,
             "interconnect_bandwidth_bytes_per_s": gpu.interconnect_bandwidth_bytes_per_s,
             "price_per_hour_usd": gpu.price_per_hour_usd}
@@ -123,13 +124,20 @@ def kv_cache_calculate(*, model: m.ModelSpec, kv_dtype: str, context_tokens: int
     }
 
 
+def parallel_fields(par: m.Parallelism) -> dict:
+    return {"tensor_parallel": par.tp, "pipeline_parallel": par.pp, "data_parallel": par.dp,
+            "expert_parallel": par.ep, "gpus": par.gpus}
+
+
 def fit_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, weight_dtype: str, kv_dtype: str, context_tokens: int,
                   batch_size: int, tensor_parallel: int, gpu_memory_utilization: float,
-                  max_num_batched_tokens: int) -> dict:
+                  max_num_batched_tokens: int, pipeline_parallel: int = 1, data_parallel: int = 1,
+                  expert_parallel: int = 1) -> dict:
     common = dict(context_tokens=context_tokens, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
-                  gpu_memory_utilization=gpu_memory_utilization, max_num_batched_tokens=max_num_batched_tokens)
-    r = m.fit(model, gpu, batch=batch_size, tp=tensor_parallel, **common)
-    smallest = m.min_tp(model, gpu, batch=batch_size, **common)
+                  gpu_memory_utilization=gpu_memory_utilization, max_num_batched_tokens=max_num_batched_tokens,
+                  pp=pipeline_parallel, dp=data_parallel)
+    r = m.fit(model, gpu, batch=batch_size, tp=tensor_parallel, ep=expert_parallel, **common)
+    smallest = m.min_tp(model, gpu, batch=batch_size, ep=expert_parallel, **common)
     free = max(gpu.memory_bytes - float(r.total_bytes_per_gpu), 0.0)
     return {
         "model": model_summary(model), "gpu": gpu_summary(gpu),
@@ -145,7 +153,8 @@ def fit_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, weight_dtype: str, kv_d
         "headroom_bytes": r.headroom_bytes,
         "kv_budget_bytes_per_gpu": r.kv_budget_bytes_per_gpu,
         "max_concurrent_sequences": r.max_concurrent_sequences,
-        "tensor_parallel": tensor_parallel,
+        "max_concurrent_sequences_all_ranks": r.max_concurrent_sequences * data_parallel,
+        **parallel_fields(r.parallel),
         "min_tensor_parallel": smallest.tp,
         "min_tensor_parallel_tried": smallest.tried,
         "weight_bytes_total": m.weight_bytes(model, weight_dtype),
@@ -170,24 +179,27 @@ def _infeasible_note(f: m.Feasibility, note: str) -> str:
     return f"{f.reason} {f.fix} The figures below are what it would take if it did run. {note}"
 
 
-def _step(model, gpu, *, phase, batch_size, context_tokens, prompt_tokens, tensor_parallel, weight_dtype, kv_dtype):
-    if phase == "prefill":
-        return m.step_time(model, gpu, batch=batch_size, context_tokens=0, new_tokens=prompt_tokens or context_tokens,
-                           tp=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
-    return m.step_time(model, gpu, batch=batch_size, context_tokens=context_tokens, new_tokens=1,
-                       tp=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+def _step(model, gpu, *, phase, batch_size, context_tokens, prompt_tokens, tensor_parallel, weight_dtype, kv_dtype,
+          **parallel):
+    new = (prompt_tokens or context_tokens) if phase == "prefill" else 1
+    return m.step_time(model, gpu, batch=batch_size, context_tokens=0 if phase == "prefill" else context_tokens,
+                       new_tokens=new, tp=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype, **parallel)
 
 
 def step_time_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, phase: str, batch_size: int, context_tokens: int,
                         prompt_tokens: int | None, tensor_parallel: int, weight_dtype: str, kv_dtype: str,
-                        gpu_memory_utilization: float = 0.9) -> dict:
+                        gpu_memory_utilization: float = 0.9, pipeline_parallel: int = 1, data_parallel: int = 1,
+                        expert_parallel: int = 1, expert_routing_skew: float = 0.0) -> dict:
+    layout = dict(pp=pipeline_parallel, dp=data_parallel, ep=expert_parallel)
     args = dict(batch_size=batch_size, context_tokens=context_tokens, prompt_tokens=prompt_tokens,
-                tensor_parallel=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+                tensor_parallel=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+                expert_routing_skew=expert_routing_skew, **layout)
     r = _step(model, gpu, phase=phase, **args)
     # Memory held by the step: each sequence's KV after it (decode: context + 1; prefill: the prompt).
     held = (prompt_tokens or context_tokens) if phase == "prefill" else context_tokens + 1
     f = m.feasibility(model, gpu, context_tokens=held, batch=batch_size, tp=tensor_parallel,
-                      weight_dtype=weight_dtype, kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization)
+                      weight_dtype=weight_dtype, kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization,
+                      **layout)
     other = _step(model, gpu, phase="decode" if phase == "prefill" else "prefill", **args)
     points = []
     for name, s in sorted(((phase, r), ("decode" if phase == "prefill" else "prefill", other))):
@@ -214,6 +226,10 @@ def step_time_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, phase: str, batch
         "tokens_per_s": r.tokens_per_s,
         "tokens_per_s_range": r.tokens_per_s_range,
         "output_tokens_per_s": r.output_tokens_per_s,
+        "deployment_tokens_per_s": r.tokens_per_s * data_parallel,
+        "expert_imbalance": r.expert_imbalance,
+        "all_to_all_seconds": r.all_to_all_time_s,
+        **parallel_fields(r.parallel),
         "bound": r.bound,
         "crossover_batch": r.crossover_batch,
         "crossover_reachable": r.crossover_reachable,
@@ -262,20 +278,27 @@ def _crossover(model, gpu, context, tp, weight_dtype, kv_dtype) -> float:
 
 
 def capacity_calculate(*, model, gpu, workload: dict, slo: dict, weight_dtype, kv_dtype, tensor_parallel,
-                       price_per_gpu_hour_usd, gpu_memory_utilization, max_utilization) -> dict:
+                       price_per_gpu_hour_usd, gpu_memory_utilization, max_utilization, pipeline_parallel: int = 1,
+                       data_parallel: int = 1, expert_parallel: int = 1) -> dict:
     r = m.plan_capacity(model, gpu, requests_per_s=workload["requests_per_s"], prompt_tokens=workload["prompt_tokens"],
                         output_tokens=workload["output_tokens"], ttft_p99_s=slo["ttft_p99_s"], tpot_s=slo["tpot_s"],
                         weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tensor_parallel,
                         price_per_gpu_hour=price_per_gpu_hour_usd, gpu_memory_utilization=gpu_memory_utilization,
-                        max_utilization=max_utilization)
+                        max_utilization=max_utilization, pp=pipeline_parallel, dp=data_parallel, ep=expert_parallel)
     price = gpu.price_per_hour_usd if price_per_gpu_hour_usd is None else price_per_gpu_hour_usd
     # Memory verdict for one sequence of prompt + output tokens: at the requested TP, else at the planner's TP, else at
     # the smallest TP that fits (the SLOs failed there), else at TP 8 (nothing fits: the dtype fix is for 8 GPUs).
+    # With expert parallelism on, EP follows the TP checked (EP = TP · DP).
     mem = dict(context_tokens=workload["prompt_tokens"] + workload["output_tokens"], batch=1,
-               weight_dtype=weight_dtype, kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization)
-    f = m.feasibility(model, gpu, tp=tensor_parallel or r.tp or 1, **mem)
+               weight_dtype=weight_dtype, kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization,
+               pp=pipeline_parallel, dp=data_parallel)
+
+    def verdict_at(tp: int) -> m.Feasibility:
+        return m.feasibility(model, gpu, tp=tp, ep=tp * data_parallel if expert_parallel > 1 else 1, **mem)
+
+    f = verdict_at(tensor_parallel or r.tp or 1)
     if tensor_parallel is None and r.tp is None and f.min_tensor_parallel != 1:
-        f = m.feasibility(model, gpu, tp=f.min_tensor_parallel or max(m.memory.TP_CHOICES), **mem)
+        f = verdict_at(f.min_tensor_parallel or max(m.memory.TP_CHOICES))
     verdict = feasibility_fields(f)
     if f.fits and not r.feasible:  # memory is fine; the SLOs are not
         verdict.update(reason=f"Fits in memory, but no plan meets the SLOs: {r.derivation}", fix="")

@@ -85,10 +85,13 @@ class GPU(ContentModel):
 
     name = models.CharField(max_length=120)
     vendor = models.CharField(max_length=40)
-    memory_bytes = models.FloatField()
+    memory_bytes = models.FloatField(help_text="Total memory as the driver reports it to CUDA (cudaMemGetInfo), bytes")
+    marketing_memory_bytes = models.FloatField(null=True, blank=True,
+                                               help_text="The datasheet's rounded capacity, e.g. 80 GB = 80e9 B")
     hbm_bandwidth_bytes_per_s = models.FloatField()
     bf16_dense_flops = models.FloatField()
     fp8_dense_flops = models.FloatField(null=True, blank=True)
+    fp4_dense_flops = models.FloatField(null=True, blank=True, help_text="Dense FP4 tensor-core peak; empty: no FP4 unit")
     int8_dense_ops = models.FloatField()
     interconnect_bandwidth_bytes_per_s = models.FloatField()
     price_per_hour_usd = models.FloatField()

@@ -13,10 +13,12 @@ GB, TB = 1e9, 1e12
 # Decimal units; wide enough for anything from a laptop GPU to a future rack-scale part.
 GPU_RANGES = {
     "memory_bytes": (1 * GB, 2 * TB, "1 GB", "2 TB"),
+    "marketing_memory_bytes": (1 * GB, 2 * TB, "1 GB", "2 TB"),
     "hbm_bandwidth_bytes_per_s": (10 * GB, 100 * TB, "10 GB/s", "100 TB/s"),
     "interconnect_bandwidth_bytes_per_s": (10 * GB, 100 * TB, "10 GB/s", "100 TB/s"),
     "bf16_dense_flops": (1e12, 1e17, "1e12 FLOP/s", "1e17 FLOP/s"),
     "fp8_dense_flops": (1e12, 1e17, "1e12 FLOP/s", "1e17 FLOP/s"),
+    "fp4_dense_flops": (1e12, 1e17, "1e12 FLOP/s", "1e17 FLOP/s"),
     "int8_dense_ops": (1e12, 1e17, "1e12 OP/s", "1e17 OP/s"),
     "price_per_hour_usd": (0.0, 10_000.0, "0 USD/h", "10,000 USD/h"),
 }

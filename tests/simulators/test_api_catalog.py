@@ -43,7 +43,7 @@ def test_deepseek_detail_carries_mla_and_moe_fields(api_client, catalog):
 
 def test_gpu_detail_matches_h100_datasheet(api_client, catalog):
     data = strict_json(api_client.get(f"{BASE}/gpus/h100-sxm/"))
-    assert data["memory_bytes"] == 80e9
+    assert data["memory_bytes"] == 84_975_927_951 and data["marketing_memory_bytes"] == 80e9  # 79.14 GiB to CUDA
     assert data["hbm_bandwidth_bytes_per_s"] == 3.35e12
     assert data["bf16_dense_flops"] == 989.4e12  # 1,979 TFLOPS with sparsity, halved
 

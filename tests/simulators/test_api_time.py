@@ -68,38 +68,38 @@ def test_extreme_but_valid_inputs_stay_finite(api_client):
 #   per layer attention 2·8192·8192 + 2·8192·1024 = 150,994,944, MLP 3·8192·28672 = 704,643,072, norms 16,384
 #   → 855,654,400 × 80 = 68,452,352,000; + final norm 8,192 → 70,553,706,496 params (the "70.6e9")
 #   BF16 weights 2 B each = 141,107,412,992 B.
-#   Budget per GPU = memory_bytes × gpu_memory_utilization = 80e9 × 0.9 = 72.0e9 B (the catalog's decimal 80 GB).
-#   TP 1: weights alone 141.1e9 > 72e9.                                    → does not fit
+#   Budget per GPU = ceil(memory_bytes × gpu_memory_utilization), memory_bytes being the total CUDA reports for an
+#   "80 GB" H100 (79.14 GiB = 84,975,927,951 B; vLLM's request_memory): ceil(84,975,927,951 × 0.9) = 76,478,335,156 B.
+#   TP 1: weights alone 141.1e9 > 76.48e9.                                 → does not fit
 #   TP 2: weights 70,553,706,496 + activation peak 8192 · (4·8192 + 80·128/2 + 2·28672/2) · 2 + 256 · 128256/2 · 4
 #         = 1,156,186,112 + runtime 1.5e9 + KV (1024 cached + 1) · 2·80·(8/2)·128·2 = 1025 · 163,840 = 167,936,000
-#         = 73,377,828,608 B > 72.0e9 (by 1.38 GB: the weights fit, the activations and runtime do not)
-#   TP 4: 35,276,853,248 + ... ≈ 37.7e9 ≤ 72e9                            → min TP 4 at the default 0.9
-#   At gpu_memory_utilization 0.95 the budget is 76.0e9 ≥ 73.38e9         → min TP 2
+#         = 73,377,828,608 B ≤ 76.48e9                                    → min TP 2 at the default 0.9
+#   At gpu_memory_utilization 0.85 the budget is ceil(84,975,927,951 × 0.85) = 72,229,538,759 < 73.38e9 → min TP 4
 #   Smaller dtype at TP 1: fp8 = (70,553,706,496 − 2,101,346,304) · 1 B + 2,101,346,304 · 2 B (embedding and head
-#   stay 16-bit) = 72,655,052,800 B > 72e9 before activations → no; int4 = 68,452,360,192 · 0.5 + 4,202,692,608
-#   = 38,428,872,704 + 1,775,501,312 activations + 1.5e9 + 1025 · 327,680 KV = 42,040,246,016 ≤ 72e9 → int4.
+#   stay 16-bit) = 72,655,052,800 B + activations 8192 · (4·8192 + 80·128 + 2·28672) · 2 + 256 · 128256 · 4
+#   = 1,775,501,312 + 1.5e9 + 1025 · 327,680 KV = 76,266,426,112 ≤ 76,478,335,156 → fp8 (by 0.21 GB).
 LLAMA_70B_BF16_TP2_BYTES = 70_553_706_496 + 1_156_186_112 + 1_500_000_000 + 1025 * 163_840
 
 
 def test_step_time_of_70b_bf16_on_one_h100_is_infeasible(api_client):
     d = step(api_client, model="llama-3.1-70b", context_tokens=1024)
     assert d["fits"] is False and d["feasible"] is False
-    assert d["min_tensor_parallel"] == 4 and d["fix_weight_dtype"] == "int4"
+    assert d["min_tensor_parallel"] == 2 and d["fix_weight_dtype"] == "fp8"
     assert d["reason"] == ("Does not fit: the weights alone (141,107,412,992 B per GPU at TP 1, bf16) exceed the budget "
-                           "80,000,000,000 B × 0.9 = 72,000,000,000 B of each NVIDIA H100 SXM5 80GB.")
-    assert "tensor_parallel 4" in d["fix"] and "weight_dtype int4 at TP 1" in d["fix"]
+                           "84,975,927,951 B × 0.9 = 76,478,335,156 B of each NVIDIA H100 SXM5 80GB.")
+    assert "tensor_parallel 2" in d["fix"] and "weight_dtype fp8 at TP 1" in d["fix"]
     assert d["note"].startswith("Does not fit") and d["weight_bytes"] == pytest.approx(141_107_412_992 - 2_101_346_304)
     tp2 = step(api_client, model="llama-3.1-70b", context_tokens=1024, tensor_parallel=2)
     assert LLAMA_70B_BF16_TP2_BYTES == 73_377_828_608
-    assert tp2["fits"] is False and f"{LLAMA_70B_BF16_TP2_BYTES:,} B per GPU at TP 2" in tp2["reason"]
-
-
-def test_step_time_of_70b_bf16_needs_tp_2_at_95_percent_utilization(api_client):
-    d = step(api_client, model="llama-3.1-70b", context_tokens=1024, gpu_memory_utilization=0.95)
-    assert d["fits"] is False and d["min_tensor_parallel"] == 2  # 73.38e9 ≤ 80e9 × 0.95 = 76e9
-    tp2 = step(api_client, model="llama-3.1-70b", context_tokens=1024, tensor_parallel=2, gpu_memory_utilization=0.95)
     assert tp2["fits"] is True and tp2["feasible"] is True and tp2["fix"] == "" and tp2["fix_weight_dtype"] is None
-    assert tp2["reason"].startswith(f"Fits: {LLAMA_70B_BF16_TP2_BYTES:,} B of the 76,000,000,000 B budget")
+    assert tp2["reason"].startswith(f"Fits: {LLAMA_70B_BF16_TP2_BYTES:,} B of the 76,478,335,156 B budget")
+
+
+def test_step_time_of_70b_bf16_needs_tp_4_at_85_percent_utilization(api_client):
+    d = step(api_client, model="llama-3.1-70b", context_tokens=1024, gpu_memory_utilization=0.85)
+    assert d["fits"] is False and d["min_tensor_parallel"] == 4  # 73.38e9 > 72,229,538,759
+    tp2 = step(api_client, model="llama-3.1-70b", context_tokens=1024, tensor_parallel=2, gpu_memory_utilization=0.85)
+    assert tp2["fits"] is False and f"{LLAMA_70B_BF16_TP2_BYTES:,} B per GPU at TP 2" in tp2["reason"]
 
 
 def test_step_time_with_a_tp_vllm_refuses_is_infeasible_though_it_fits(api_client):
@@ -124,7 +124,7 @@ def test_throughput_grows_with_batch_until_memory_is_full(api_client):
     batches = [p["batch_size"] for p in d["points"]]
     assert batches[:4] == [1, 2, 4, 8] and batches[-1] == d["max_batch"]
     # KV budget ÷ KV per sequence at 2048 + 256 tokens
-    kv_room = 72e9 - 8_030_261_248 * 2 - (8192 * 51200 * 2 + 256 * 128256 * 4) - 1.5e9
+    kv_room = 76_478_335_156 - 8_030_261_248 * 2 - (8192 * 51200 * 2 + 256 * 128256 * 4) - 1.5e9
     assert d["max_batch"] == int(kv_room // (131_072 * 2304))
     speeds = [p["tokens_per_s"] for p in d["points"]]
     assert speeds == sorted(speeds)
@@ -136,15 +136,15 @@ def test_throughput_grows_with_batch_until_memory_is_full(api_client):
 def test_a_model_that_does_not_fit_gives_an_empty_curve(api_client):
     d = curve(api_client, model="llama-3.1-405b")
     assert d["points"] == [] and d["max_batch"] == 0 and "fits" in d["note"]
-    # 405.9e9 params × 2 B ≈ 811 GB: even 8 × 72 GB = 576 GB is too little, and int4 on one GPU (≈ 204 GB) too
+    # 405.9e9 params × 2 B ≈ 811 GB: even 8 × 76.48 GB = 612 GB is too little, and int4 on one GPU (≈ 204 GB) too
     assert d["fits"] is False and d["feasible"] is False
     assert d["min_tensor_parallel"] is None and d["fix_weight_dtype"] is None and "nothing up to TP 8" in d["fix"]
 
 
 def test_curve_of_70b_on_one_h100_names_the_fix(api_client):
     d = curve(api_client, model="llama-3.1-70b")
-    assert d["points"] == [] and d["fits"] is False and d["min_tensor_parallel"] == 4
-    assert curve(api_client, model="llama-3.1-70b", tensor_parallel=4)["fits"] is True
+    assert d["points"] == [] and d["fits"] is False and d["min_tensor_parallel"] == 2
+    assert curve(api_client, model="llama-3.1-70b", tensor_parallel=2)["fits"] is True
 
 
 @pytest.mark.parametrize("body, field", [({"prompt_tokens": 0}, "prompt_tokens"), ({"max_num_seqs": 0}, "max_num_seqs"),
@@ -189,11 +189,12 @@ def test_capacity_that_fits_says_so(api_client):
 
 def test_capacity_of_70b_at_tp_1_is_infeasible_with_its_fix(api_client):
     d = capacity(api_client, model="llama-3.1-70b", tensor_parallel=1)
-    # 1 sequence of 1000 + 200 tokens; the weights alone (141.1 GB) exceed 72 GB
+    # 1 sequence of 1000 + 200 tokens; the weights alone (141.1 GB) exceed the 76.48 GB budget; fp8 at TP 1 fits
+    # (72,655,052,800 + 1,775,501,312 + 1.5e9 + 1200 · 327,680 = 76,323,766,112 ≤ 76,478,335,156)
     assert d["feasible"] is False and d["fits"] is False and d["limiting_factor"] == "memory"
-    assert d["min_tensor_parallel"] == 4 and d["fix_weight_dtype"] == "int4"
+    assert d["min_tensor_parallel"] == 2 and d["fix_weight_dtype"] == "fp8"
     auto = capacity(api_client, model="llama-3.1-70b")
-    assert auto["fits"] is True and auto["tp"] >= 4
+    assert auto["fits"] is True and auto["tp"] >= 2
 
 
 @pytest.mark.parametrize("body, field", [
@@ -249,9 +250,9 @@ def test_request_walk_takes_tensor_parallel(api_client):
 def test_request_walk_of_70b_on_one_h100_is_infeasible(api_client):
     d = walk(api_client, model="llama-3.1-70b")
     # 141.1 GB of BF16 weights on one 80 GB GPU (see test_step_time_of_70b_bf16_on_one_h100_is_infeasible)
-    assert d["fits"] is False and d["feasible"] is False and d["min_tensor_parallel"] == 4
-    assert d["reason"].startswith("Does not fit: the weights alone") and "tensor_parallel 4" in d["fix"]
-    assert walk(api_client, model="llama-3.1-70b", tensor_parallel=4)["feasible"] is True
+    assert d["fits"] is False and d["feasible"] is False and d["min_tensor_parallel"] == 2
+    assert d["reason"].startswith("Does not fit: the weights alone") and "tensor_parallel 2" in d["fix"]
+    assert walk(api_client, model="llama-3.1-70b", tensor_parallel=2)["feasible"] is True
 
 
 def test_request_walk_tokenizes_text_approximately(api_client):

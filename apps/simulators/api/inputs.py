@@ -70,8 +70,8 @@ class GPUWriteSerializer(serializers.ModelSerializer):
         model = GPU
         fields = _catalog_fields(GPUSpec)
         extra_kwargs = {name: {"min_value": 0, "max_value": 1e18} for name in (
-            "memory_bytes", "hbm_bandwidth_bytes_per_s", "bf16_dense_flops", "fp8_dense_flops", "int8_dense_ops",
-            "interconnect_bandwidth_bytes_per_s", "price_per_hour_usd")}
+            "memory_bytes", "marketing_memory_bytes", "hbm_bandwidth_bytes_per_s", "bf16_dense_flops", "fp8_dense_flops",
+            "fp4_dense_flops", "int8_dense_ops", "interconnect_bandwidth_bytes_per_s", "price_per_hour_usd")}
 
 
 
@@ -143,10 +143,12 @@ class InlineGPUSerializer(serializers.Serializer):
 
     name = serializers.CharField(max_length=120, required=False)
     vendor = serializers.ChoiceField(choices=["nvidia", "amd", "other"], default="nvidia")
-    memory_bytes = pos_float(1e13)
+    memory_bytes = pos_float(1e13, help_text="Total memory as the driver reports it to CUDA (what vLLM budgets from)")
+    marketing_memory_bytes = pos_float(1e13, required=False, allow_null=True, help_text="The datasheet's rounded figure")
     hbm_bandwidth_bytes_per_s = pos_float(1e15)
     bf16_dense_flops = pos_float(1e18)
     fp8_dense_flops = pos_float(1e18, required=False, allow_null=True)
+    fp4_dense_flops = pos_float(1e18, required=False, allow_null=True, help_text="Dense FP4 peak; omit if no FP4 unit")
     int8_dense_ops = pos_float(1e18, required=False, allow_null=True)
     interconnect_bandwidth_bytes_per_s = pos_float(1e14)
     price_per_hour_usd = serializers.FloatField(min_value=0, max_value=10_000, default=0.0)
@@ -189,6 +191,17 @@ def dtype_field(default: str = "bf16", choices=None) -> serializers.ChoiceField:
 # ---------------------------------------------------------------- endpoint inputs
 
 
+class ParallelInput(serializers.Serializer):
+    """Pipeline, data and expert parallelism beside tensor_parallel (checked against the model: 400 naming the field)."""
+
+    pipeline_parallel = pos_int(64, default=1, help_text="Pipeline stages; each GPU holds num_layers / stages layers")
+    data_parallel = pos_int(1024, default=1, help_text="Data-parallel ranks, each running its own batch of "
+                            "batch_size sequences (attention data parallel for MoE: experts still span all ranks)")
+    expert_parallel = pos_int(1024, default=1, help_text="1 (every GPU holds a slice of every expert) or "
+                              "tensor_parallel × data_parallel (whole experts per GPU, all-to-all dispatch and "
+                              "combine); must divide the routed experts")
+
+
 class KVCacheInput(ModelChoice):
     kv_dtype = dtype_field()
     context_tokens = pos_int(MAX_CONTEXT)
@@ -196,7 +209,7 @@ class KVCacheInput(ModelChoice):
     tensor_parallel = pos_int(1024, default=1)
 
 
-class FitInput(GPUChoice):
+class FitInput(GPUChoice, ParallelInput):
     weight_dtype = dtype_field()
     kv_dtype = dtype_field()
     context_tokens = pos_int(MAX_CONTEXT)
@@ -206,7 +219,7 @@ class FitInput(GPUChoice):
     max_num_batched_tokens = pos_int(MAX_CONTEXT, default=8192)
 
 
-class StepTimeInput(GPUChoice):
+class StepTimeInput(GPUChoice, ParallelInput):
     phase = serializers.ChoiceField(choices=["prefill", "decode"], default="decode")
     batch_size = pos_int(MAX_BATCH, default=1)
     context_tokens = pos_int(MAX_CONTEXT // 2, help_text="Decode: tokens already cached. Prefill: the prompt length "
@@ -217,6 +230,9 @@ class StepTimeInput(GPUChoice):
     kv_dtype = dtype_field()
     gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.9,
                                                     help_text="Share of GPU memory vLLM may use (the fit verdict)")
+    expert_routing_skew = serializers.FloatField(min_value=0, max_value=10, default=0.0,
+                                                 help_text="Zipf exponent of expert popularity (0: uniform routing); "
+                                                           "sets the busiest expert-parallel rank's load")
 
 
 class ThroughputLatencyInput(GPUChoice):
@@ -240,7 +256,7 @@ class CapacitySLOInput(serializers.Serializer):
     tpot_s = pos_float(60)
 
 
-class CapacityInput(GPUChoice):
+class CapacityInput(GPUChoice, ParallelInput):
     workload = CapacityWorkloadInput()
     slo = CapacitySLOInput()
     price_per_gpu_hour_usd = serializers.FloatField(min_value=0, max_value=10_000, required=False, allow_null=True,
@@ -445,7 +461,7 @@ class EngineWorkloadInput(serializers.Serializer):
         return attrs
 
 
-class EngineInput(GPUChoice):
+class EngineInput(GPUChoice, ParallelInput):
     """One engine on a workload; the model and GPU are given as on every other simulator endpoint."""
 
     seed = serializers.IntegerField(min_value=0, max_value=2**32 - 1, default=0)

@@ -59,10 +59,16 @@ def many(serializer: type) -> serializers.Serializer:
 
 
 Summary = output("ModelSummary", slug=S, name=S, attention=S, max_position_embeddings=I, hidden_size=I)
-GPUSummary = output("GPUSummary", slug=S, name=S, memory_bytes=F, hbm_bandwidth_bytes_per_s=F,
+GPUSummary = output("GPUSummary", slug=S, name=S, memory_bytes=F, marketing_memory_bytes=F(allow_null=True),
+                    hbm_bandwidth_bytes_per_s=F,
                     interconnect_bandwidth_bytes_per_s=F, price_per_hour_usd=F)
 Warnings = serializers.ListField(child=serializers.CharField(), help_text="Things that are allowed but suspicious")
 
+
+
+def parallel() -> dict:
+    """The layout a response was computed for (modeling.parallel): degrees and the GPUs of one deployment."""
+    return {"tensor_parallel": I, "pipeline_parallel": I, "data_parallel": I, "expert_parallel": I, "gpus": I}
 
 
 def feasibility() -> dict:
@@ -90,7 +96,7 @@ FitOutput = output(
     "FitOutput", model=Summary(), gpu=GPUSummary(), fits=B, memory_bytes=F, budget_bytes=F,
     per_gpu_bytes=output("FitComponents", weights=F, kv_cache=F, activations=F, runtime_overhead=F, free=F)(),
     total_bytes_per_gpu=F, headroom_bytes=F, kv_budget_bytes_per_gpu=F, max_concurrent_sequences=F,
-    tensor_parallel=I, min_tensor_parallel=I(allow_null=True),
+    max_concurrent_sequences_all_ranks=F, **parallel(), min_tensor_parallel=I(allow_null=True),
     min_tensor_parallel_tried=many(output("TPTry", tp=I, valid=B, fits=B, headroom_bytes=F)),
     weight_bytes_total=F, derivation=S, min_tensor_parallel_derivation=S, warnings=Warnings)
 RooflinePoint = output("RooflinePoint", phase=S, arithmetic_intensity_flops_per_byte=F, achieved_flops_per_s=F, bound=S)
@@ -98,7 +104,8 @@ StepTimeOutput = output(
     "StepTimeOutput", model=Summary(), gpu=GPUSummary(), phase=S, tokens=I, flops=F, bytes=F, weight_bytes=F,
     kv_bytes=F, arithmetic_intensity_flops_per_byte=F, ridge_point_flops_per_byte=F, peak_flops_per_s=F,
     compute_seconds=F, memory_seconds=F, communication_seconds=F, overhead_seconds=F, step_seconds=F,
-    step_seconds_range=floats(), tokens_per_s=F, tokens_per_s_range=floats(), output_tokens_per_s=F, bound=S,
+    step_seconds_range=floats(), tokens_per_s=F, tokens_per_s_range=floats(), output_tokens_per_s=F,
+    deployment_tokens_per_s=F, expert_imbalance=F, all_to_all_seconds=F, **parallel(), bound=S,
     crossover_batch=F, crossover_reachable=B,
     roofline=output("Roofline", peak_flops_per_s=F, bandwidth_bytes_per_s=F, ridge_point_flops_per_byte=F,
                     points=many(RooflinePoint))(),

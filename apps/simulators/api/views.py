@@ -131,6 +131,9 @@ def _gpu(request, data):
     return catalog.request_gpu(request.user, data)
 
 
+PARALLEL = ("pipeline_parallel", "data_parallel", "expert_parallel")
+
+
 def _pick(data: dict, *names: str) -> dict:
     return {name: data.get(name) for name in names}
 
@@ -172,7 +175,7 @@ class FitApi(SimulatorApi):
     def calculate(self, request, data):
         return calculators.fit_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
             data, "weight_dtype", "kv_dtype", "context_tokens", "batch_size", "tensor_parallel",
-            "gpu_memory_utilization", "max_num_batched_tokens"))
+            "gpu_memory_utilization", "max_num_batched_tokens", *PARALLEL))
 
 
 @documented("step-time", i.StepTimeInput, o.StepTimeOutput, "Roofline step time of one prefill or decode step")
@@ -182,7 +185,7 @@ class StepTimeApi(SimulatorApi):
     def calculate(self, request, data):
         return calculators.step_time_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
             data, "phase", "batch_size", "context_tokens", "prompt_tokens", "tensor_parallel", "weight_dtype",
-            "kv_dtype", "gpu_memory_utilization"))
+            "kv_dtype", "gpu_memory_utilization", "expert_routing_skew", *PARALLEL))
 
 
 @documented("throughput-latency", i.ThroughputLatencyInput, o.ThroughputLatencyOutput, "Throughput vs TPOT as the batch grows")
@@ -205,7 +208,7 @@ class CapacityApi(SimulatorApi):
     def calculate(self, request, data):
         return calculators.capacity_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
             data, "workload", "slo", "weight_dtype", "kv_dtype", "tensor_parallel", "price_per_gpu_hour_usd",
-            "gpu_memory_utilization", "max_utilization"))
+            "gpu_memory_utilization", "max_utilization", *PARALLEL))
 
 
 @documented("speculative", i.SpeculativeInput, o.SpeculativeOutput, "Speculative decoding: tokens per step and speedup")

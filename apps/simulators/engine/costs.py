@@ -22,17 +22,26 @@ model. With every sequence alike it reproduces `roofline.step_time` exactly (tes
 The efficiency factors are the roofline priors' *expected* values: MFU 0.45, MBU 0.75,
 collective efficiency 0.70, 150 µs per step, 4 µs per request (sources in roofline.PRIORS).
 The per-step and per-request CPU overheads dominate small models at small batch.
+
+Parallelism (modeling/parallel.py): the engine simulates one deployment of TP · PP · DP GPUs whose DP ranks share
+the batch evenly, so the step's sums are the whole group's: per-rank terms (non-expert FLOPs, KV, activations,
+per-request overhead, TP all-reduces and PP sends) take 1/DP of them, while the routed experts see every rank's
+tokens (T_g = T): c_E · T · imbalance(T) over TP · DP GPUs, weights via the distinct experts of T. The PP stages
+run one after another, so the per-stage ÷ PP and the × PP of going through every stage cancel in compute and memory.
+With EP, each MoE layer adds a dispatch and a combine all-to-all (roofline.py) priced per token of the group.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..modeling.kv import kv_bytes_per_token_per_layer
-from ..modeling.memory import weight_bytes
+from ..modeling.memory import expert_weight_bytes, weight_bytes
+from ..modeling.parallel import GPUS_PER_NODE, SCALE_OUT_BANDWIDTH_BYTES_PER_S, Parallelism, spread_time
 from ..modeling.roofline import DEFAULT_LINK_LATENCY_S, PRIORS, EfficiencyPriors, expected_distinct_experts
 from ..modeling.specs import GPUSpec, ModelSpec, count_params, dtype_bytes
 
@@ -62,6 +71,16 @@ class RooflineStepCost:
     global_layers: int
     local_layers: int
     window: int
+    dp: int = 1
+    c_expert: float = 0.0      # expert FLOPs per GPU per token of the whole group
+    ep: int = 1                # > 1: the busiest EP rank sets the expert time (uniform routing)
+
+    def imbalance(self, tokens: float) -> float:
+        """moe.ep_rank_imbalance for uniform routing: 1 + √(2 ln EP · (1 − k/N) · EP/(T·k))."""
+        if self.ep <= 1 or tokens <= 0:
+            return 1.0
+        n, k = self.moe_num_experts, self.moe_top_k
+        return 1.0 + math.sqrt(2.0 * math.log(self.ep) * (1.0 - k / n) * self.ep / (tokens * k))
 
     def __call__(self, n: np.ndarray, ctx: np.ndarray) -> float:
         tokens = float(n.sum())
@@ -77,15 +96,16 @@ class RooflineStepCost:
         return self.time(tokens, seqs, attn, held_sum)
 
     def time(self, tokens: float, seqs: float, attn: float, held_sum: float) -> float:
-        t_c = (self.c_tokens * tokens + self.c_seqs * seqs + self.c_attn * attn) / self.compute_rate
+        per_rank = (self.c_tokens * tokens + self.c_seqs * seqs + self.c_attn * attn) / self.dp
+        t_c = (per_rank + self.c_expert * tokens * self.imbalance(tokens)) / self.compute_rate
         weights = self.weights_bytes
         if self.moe_num_experts:
             n = self.moe_num_experts
             weights += self.moe_bytes_per_expert * n * (1.0 - ((n - self.moe_top_k) / n) ** tokens)
         layers = self.global_layers + self.local_layers
-        t_m = (weights + self.k_kv * (held_sum + layers * tokens) + self.k_act * tokens) / self.memory_rate
+        t_m = (weights + (self.k_kv * (held_sum + layers * tokens) + self.k_act * tokens) / self.dp) / self.memory_rate
         t_x = self.comm_per_token_s * tokens + self.comm_fixed_s
-        return max(t_c, t_m) + t_x + self.step_overhead_s + self.request_overhead_s * seqs
+        return max(t_c, t_m) + t_x + self.step_overhead_s + self.request_overhead_s * seqs / self.dp
 
 
 def roofline_step_cost(
@@ -98,32 +118,45 @@ def roofline_step_cost(
     act_dtype: str = "bf16",
     priors: EfficiencyPriors = PRIORS,
     link_latency_s: float = DEFAULT_LINK_LATENCY_S,
+    par: Parallelism | None = None,
 ) -> RooflineStepCost:
     """Coefficients of the roofline step time (same terms as roofline._work/_times)."""
     m = model
+    par = par or Parallelism(tp=tp)
+    tp, dp = par.tp, par.dp
     p = count_params(m)
     b_w = dtype_bytes(weight_dtype, "weight_dtype")
     b_act = dtype_bytes(act_dtype, "act_dtype")
     lm_head = float(m.vocab_size * m.hidden_size)
+    routed_active = float(m.num_moe_layers * (m.experts_per_token or 0) * p.expert_params_each)
     if m.attention == "mla":
         d_qk, d_v = (m.qk_nope_head_dim or 0) + (m.qk_rope_head_dim or 0), m.v_head_dim or 0
     else:
         d_qk = d_v = m.head_dim
     table = p.embedding * 2.0 if not m.tie_word_embeddings else 0.0
-    dense = weight_bytes(m, weight_dtype) - table
-    moe_each = 0.0
-    if m.is_moe:
-        dense -= p.routed_experts * b_w
-        moe_each = m.num_moe_layers * p.expert_params_each * b_w / tp
+    dense = weight_bytes(m, weight_dtype) - table - expert_weight_bytes(m, weight_dtype)
+    moe_each = m.num_moe_layers * p.expert_params_each * b_w / par.expert_shards if m.is_moe else 0.0
     local = m.num_sliding_layers
     link_bw = gpu.interconnect_bandwidth_bytes_per_s / 2.0
     eff = priors.comm_efficiency.expected
     comm_tok = comm_fix = 0.0
-    if tp > 1:
-        comm_tok = 2.0 * m.num_layers * 2.0 * (tp - 1) / tp * m.hidden_size * b_act / (link_bw * eff)
+    if tp > 1:  # per rank: 1/DP of the group's tokens
+        comm_tok = 2.0 * m.num_layers * 2.0 * (tp - 1) / tp * m.hidden_size * b_act / (link_bw * eff) / dp
         comm_fix = 2.0 * m.num_layers * 2.0 * (tp - 1) * link_latency_s
+    moe_group, moe_bytes_per_token = 1, 0.0  # per GPU per token of the group, per MoE collective
+    if m.is_moe and par.ep > 1:
+        moe_group, moe_bytes_per_token = par.ep, (m.experts_per_token or 0) * m.hidden_size * b_act / (tp * dp)
+    elif m.is_moe and dp > 1:
+        moe_group, moe_bytes_per_token = dp, m.hidden_size * b_act
+    if moe_group > 1:
+        comm_tok += 2.0 * m.num_moe_layers * float(spread_time(moe_bytes_per_token, moe_group, link_bw, eff, 0.0))
+        comm_fix += 2.0 * m.num_moe_layers * (moe_group - 1) * link_latency_s
+    if par.pp > 1:
+        stage_bw = link_bw if par.gpus <= GPUS_PER_NODE else SCALE_OUT_BANDWIDTH_BYTES_PER_S
+        comm_tok += (par.pp - 1) * m.hidden_size * b_act / (stage_bw * eff) / dp
+        comm_fix += (par.pp - 1) * link_latency_s
     return RooflineStepCost(
-        c_tokens=2.0 * (p.active - lm_head) / tp,
+        c_tokens=2.0 * (p.active - lm_head - routed_active) / tp,
         c_seqs=2.0 * lm_head / tp,
         c_attn=2.0 * m.num_attention_heads * (d_qk + d_v) / tp,
         compute_rate=gpu.peak_flops(weight_dtype) * priors.mfu.expected,
@@ -141,6 +174,9 @@ def roofline_step_cost(
         global_layers=m.num_layers - local,
         local_layers=local,
         window=int(m.sliding_window or 0),
+        dp=dp,
+        c_expert=2.0 * routed_active / par.expert_shards,
+        ep=par.ep,
     )
 
 

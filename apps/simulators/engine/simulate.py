@@ -2,7 +2,9 @@
 
 KV blocks: vLLM hands the KV cache whatever `modeling.memory.fit` leaves after weights,
 the profiling pass's activation peak and runtime overhead, at gpu_memory_utilization;
-blocks = floor(that / (KV bytes per token per GPU · block_size)). Step cost:
+blocks = floor(that / (KV bytes per token per GPU · block_size)). With data parallelism the engine runs one
+deployment's DP ranks as one engine sharing the batch evenly: DP × the blocks, max_num_seqs and
+max_num_batched_tokens of a rank (vLLM's limits are per rank), while one request must fit a rank's blocks. Step cost:
 `costs.roofline_step_cost` (roofline priors' expected efficiencies). Cost per million
 output tokens = GPUs · price per GPU-hour / 3600 / output tokens per second · 10⁶.
 """
@@ -16,6 +18,7 @@ import numpy as np
 
 from ..modeling.kv import kv_bytes_per_token_per_layer
 from ..modeling.memory import fit, tp_is_valid
+from ..modeling.parallel import Parallelism
 from ..modeling.specs import GPUSpec, ModelSpec
 from .cluster import ROUTERS, run_replicas
 from .costs import roofline_step_cost
@@ -40,6 +43,13 @@ class ServingSetup:
     static_batching: bool = False
     weight_dtype: str = "bf16"
     kv_dtype: str = "bf16"
+    pipeline_parallel: int = 1
+    data_parallel: int = 1
+    expert_parallel: int = 1
+
+    @property
+    def parallel(self) -> Parallelism:
+        return Parallelism(self.tensor_parallel, self.pipeline_parallel, self.data_parallel, self.expert_parallel)
 
 
 @dataclass(frozen=True)
@@ -56,15 +66,17 @@ def kv_bytes_per_token(setup: ServingSetup) -> float:
 
 
 def kv_blocks(setup: ServingSetup) -> int:
-    """Blocks of the paged KV cache on one replica (ValueError naming the knob when nothing fits)."""
+    """Blocks of the paged KV cache of one DP rank (SimulationError naming the knob when nothing fits)."""
     m, tp = setup.model, setup.tensor_parallel
     if not tp_is_valid(m, tp):
         raise SimulationError("tensor_parallel", f"TP={tp} does not divide {m.name}'s {m.num_attention_heads} "
                               f"attention heads / {m.num_kv_heads} KV heads")
     r = fit(m, setup.gpu, context_tokens=1, tp=tp, weight_dtype=setup.weight_dtype, kv_dtype=setup.kv_dtype,
             gpu_memory_utilization=setup.gpu_memory_utilization,
-            max_num_batched_tokens=setup.max_num_batched_tokens, max_num_seqs=setup.max_num_seqs)
-    blocks = int(float(r.kv_budget_bytes_per_gpu) // (kv_bytes_per_token(setup) * setup.block_size))
+            max_num_batched_tokens=setup.max_num_batched_tokens, max_num_seqs=setup.max_num_seqs,
+            pp=setup.pipeline_parallel, dp=setup.data_parallel, ep=setup.expert_parallel)
+    per_stage = kv_bytes_per_token(setup) / setup.pipeline_parallel  # a stage holds its layers' KV
+    blocks = int(float(r.kv_budget_bytes_per_gpu) // (per_stage * setup.block_size))
     if blocks < 1:
         raise SimulationError("gpu", f"{m.name} ({setup.weight_dtype}) leaves no room for a KV cache on "
                               f"{tp} × {setup.gpu.name} at gpu_memory_utilization {setup.gpu_memory_utilization:g}; "
@@ -101,10 +113,11 @@ def simulate(
         raise SimulationError("router", f"must be one of {', '.join(ROUTERS)}")
     blocks = kv_blocks(setup)
     check_fits(setup, workload, blocks)
-    cfg = SchedulerConfig(setup.max_num_seqs, setup.max_num_batched_tokens, setup.chunked_prefill,
-                          setup.prefix_caching, setup.block_size, blocks, setup.static_batching)
+    dp = setup.data_parallel
+    cfg = SchedulerConfig(setup.max_num_seqs * dp, setup.max_num_batched_tokens * dp, setup.chunked_prefill,
+                          setup.prefix_caching, setup.block_size, blocks * dp, setup.static_batching)
     cost = roofline_step_cost(setup.model, setup.gpu, tp=setup.tensor_parallel, weight_dtype=setup.weight_dtype,
-                              kv_dtype=setup.kv_dtype)
+                              kv_dtype=setup.kv_dtype, par=setup.parallel)
     w = workload
     transfer_area = 0.0
     pools: dict[str, list] = {}
@@ -116,7 +129,7 @@ def simulate(
         for e in engines:
             idx = np.asarray(e.pending, np.int64)
             first_t[idx], finish_t[idx] = e.first_t[idx], e.finish_t[idx]
-        gpus = replicas * setup.tensor_parallel
+        gpus = replicas * setup.parallel.gpus
     else:
         d = disaggregation
         bw = d.link_bandwidth_bytes_per_s or setup.gpu.interconnect_bandwidth_bytes_per_s / 2.0
@@ -128,7 +141,7 @@ def simulate(
         pools = {"prefill": res.prefill, "decode": res.decode}
         first_t, finish_t = res.first_t, res.finish_t
         transfer_area = float(res.transfer_s[w.output_tokens > 1].sum())
-        gpus = (d.prefill_replicas + d.decode_replicas) * setup.tensor_parallel
+        gpus = (d.prefill_replicas + d.decode_replicas) * setup.parallel.gpus
     return _result(setup, w, slo, engines, pools, first_t, finish_t, transfer_area, gpus, blocks)
 
 
@@ -149,8 +162,8 @@ def _result(setup, w, slo, engines, pools, first_t, finish_t, transfer_area, gpu
         "prefix_cache_hit_rate": sum(s["hit_tokens"] for s in per) / lookups if lookups else 0.0,
         "steps": sum(s["steps"] for s in per),
         "mean_batch_size": float(np.mean([s["mean_batch_size"] for s in per])),
-        "kv_cache": {"blocks_per_replica": blocks, "block_size": setup.block_size,
-                     "capacity_tokens_per_replica": blocks * setup.block_size,
+        "kv_cache": {"blocks_per_replica": blocks * setup.data_parallel, "block_size": setup.block_size,
+                     "capacity_tokens_per_replica": blocks * setup.data_parallel * setup.block_size,
                      "bytes_per_token_per_gpu": kv_bytes_per_token(setup)},
         "cost": {"gpus": gpus, "usd_per_hour": usd_per_hour,
                  "usd_per_million_output_tokens": _usd_per_million(usd_per_hour, tokens_per_s)},

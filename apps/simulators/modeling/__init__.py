@@ -22,6 +22,7 @@ from .memory import (
 )
 from .moe import MoELoadResult, distinct_experts, expert_load, routing_probabilities
 from .paged_kv import PagedKVResult, blocks_needed, paged_vs_contiguous
+from .parallel import Parallelism, parallelism
 from .prefix_cache import PrefixCacheResult, block_hashes, lru_hit_rate, synthetic_prompts
 from .roofline import PRIORS, EfficiencyPriors, Prior, StepResult, expected_distinct_experts, step_time
 from .serve_config import ServeConfig, vllm_serve_config

@@ -13,6 +13,8 @@ Per replica of TP GPUs:
    $ per million tokens = 10^6 · $/h / (3600 · tokens/s) (llm-analysis cost formula
    scaled from 1k to 1M tokens).
 Ranges use the optimistic / pessimistic efficiency priors of roofline.py.
+A replica is one deployment of TP · PP · DP GPUs (parallel.py): its DP ranks each run a batch b, so it serves
+DP × μ; with expert parallelism on (ep > 1), EP = TP · DP for every TP tried.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import numpy as np
 from ._util import MAX_CONTEXT_TOKENS, fraction, positive
 from .errors import ModelInputError
 from .memory import TP_CHOICES, fit, tp_is_valid
+from .parallel import parallelism
 from .roofline import PRIORS, EfficiencyPriors, step_time
 from .specs import GPUSpec, ModelSpec
 
@@ -71,6 +74,9 @@ def plan_capacity(
     gpu_memory_utilization: float = 0.9,
     max_utilization: float = 0.9,
     priors: EfficiencyPriors = PRIORS,
+    pp: int = 1,
+    dp: int = 1,
+    ep: int = 1,
 ) -> CapacityResult:
     """GPUs, replicas, TP and cost to serve `requests_per_s` within the TTFT/TPOT SLOs."""
     rps = float(positive("requests_per_s", requests_per_s, 1e7))
@@ -81,12 +87,18 @@ def plan_capacity(
     fraction("max_utilization", max_utilization)
     price = gpu.price_per_hour_usd if price_per_gpu_hour is None else float(
         positive("price_per_gpu_hour", price_per_gpu_hour, 1e4))
+    if tp is None and ep > 1:  # EP = TP · DP fixes the TP
+        if ep % dp or ep // dp not in TP_CHOICES:
+            raise ModelInputError("expert_parallel", f"expert parallelism spans TP · DP GPUs: with tensor_parallel "
+                                  f"left to the planner, give expert_parallel = {dp} × one of {TP_CHOICES}")
+        tp = ep // dp
     if tp is not None and (tp not in TP_CHOICES or not tp_is_valid(model, tp)):
         raise ModelInputError("tp", f"must be one of {TP_CHOICES} and divide the model's heads")
+    parallelism(model, tp=tp or 1, pp=pp, dp=dp, ep=ep)  # the layout as asked: refused here, naming the field
     options = [tp] if tp else [t for t in TP_CHOICES if tp_is_valid(model, t)]
     args = dict(prompt=prompt, output=output, ttft=float(ttft_p99_s), tpot=float(tpot_s), rps=rps,
                 weight_dtype=weight_dtype, kv_dtype=kv_dtype, util=gpu_memory_utilization,
-                max_rho=float(max_utilization), priors=priors)
+                max_rho=float(max_utilization), priors=priors, pp=pp, dp=dp, expert_parallel=ep > 1)
     plans = [_replica_plan(model, gpu, t, **args) for t in options]
     feasible = [p for p in plans if p["feasible"]]
     if not feasible:
@@ -98,14 +110,17 @@ def plan_capacity(
     return _result(best, rps, prompt, output, price, gpu)
 
 
-def _replica_plan(model, gpu, tp, *, prompt, output, ttft, tpot, rps, weight_dtype, kv_dtype, util, max_rho, priors):
+def _replica_plan(model, gpu, tp, *, prompt, output, ttft, tpot, rps, weight_dtype, kv_dtype, util, max_rho, priors,
+                  pp, dp, expert_parallel):
+    layout = dict(pp=pp, dp=dp, ep=tp * dp if expert_parallel else 1)
+    gpus_per_replica = tp * pp * dp
     mem = fit(model, gpu, context_tokens=prompt + output, tp=tp, weight_dtype=weight_dtype,
-              kv_dtype=kv_dtype, gpu_memory_utilization=util)
+              kv_dtype=kv_dtype, gpu_memory_utilization=util, **layout)
     max_b = int(min(float(mem.max_concurrent_sequences), MAX_BATCH_SEARCH))
     if max_b < 1:
         return {"feasible": False, "tp": tp, "limit": "memory",
                 "reason": f"TP={tp}: weights leave no room for one sequence's KV cache"}
-    common = dict(tp=tp, weight_dtype=weight_dtype, kv_dtype=kv_dtype, priors=priors)
+    common = dict(tp=tp, weight_dtype=weight_dtype, kv_dtype=kv_dtype, priors=priors, **layout)
     batches = np.arange(1, max_b + 1, dtype=float)
     dec = step_time(model, gpu, batch=batches, context_tokens=prompt + output / 2, **common)
     pre = step_time(model, gpu, batch=1, context_tokens=0, new_tokens=prompt, **common)
@@ -122,7 +137,7 @@ def _replica_plan(model, gpu, tp, *, prompt, output, ttft, tpot, rps, weight_dty
             cases[key] = None
             continue
         b = int(ok[-1] + 1)
-        mu = 1.0 / (prompt / pf_rate + output * steps[b - 1] / b)
+        mu = dp / (prompt / pf_rate + output * steps[b - 1] / b)  # each DP rank serves its own requests
         replicas = math.ceil(rps / (rho * mu) - 1e-9)
         cases[key] = {"b": b, "mu": mu, "rho": rho, "replicas": replicas, "s_pre": s_pre,
                       "tpot": float(steps[b - 1]), "pf_rate": pf_rate,
@@ -139,7 +154,8 @@ def _replica_plan(model, gpu, tp, *, prompt, output, ttft, tpot, rps, weight_dty
     worst = cases["pessimistic"] or exp
     best = cases["optimistic"] or exp
     return {"feasible": True, "tp": tp, "case": exp, "max_b": max_b,
-            "gpus": [exp["replicas"] * tp, best["replicas"] * tp, worst["replicas"] * tp],
+            "gpus": [c["replicas"] * gpus_per_replica for c in (exp, best, worst)], "gpus_per_replica": gpus_per_replica,
+            "dp": dp,
             "replicas": [exp["replicas"], best["replicas"], worst["replicas"]],
             "mem": mem, "unbounded_pessimistic": cases["pessimistic"] is None}
 
@@ -155,16 +171,19 @@ def _result(plan, rps, prompt, output, price, gpu) -> CapacityResult:
     decode_share = output * c["tpot"] / c["b"]
     prefill_share = prompt / c["pf_rate"]
     work = "prefill" if prefill_share > decode_share else "decode"
-    note = (f"{gpus} × {gpu.name} ({plan['replicas'][0]} replicas of TP={tp}). Each replica runs batch {c['b']} "
+    size = plan["gpus_per_replica"]
+    layout = f"TP={tp}" if size == tp else f"{size} GPUs, TP={tp}"
+    note = (f"{gpus} × {gpu.name} ({plan['replicas'][0]} replicas of {layout}). Each replica runs batch {c['b']} "
             f"(limited by {'KV-cache memory' if c['batch_limit'] == 'kv_memory' else 'the TPOT SLO'}) and is kept at "
             f"{c['rho']:.0%} utilisation ({'to hold p99 TTFT' if c['rho_limit'] == 'ttft_slo' else 'the utilisation cap'}); "
             f"{work} dominates each request's GPU time.")
     derivation = (
         f"TPOT at batch {c['b']} = {c['tpot'] * 1e3:.2f} ms; service time per request = prompt/P_prefill + "
         f"output·TPOT/b = {prompt:,.0f}/{c['pf_rate']:,.0f} + {output:,.0f}·{c['tpot']:.4f}/{c['b']} = "
-        f"{1 / c['mu']:.4f} s → μ = {c['mu']:.3f} req/s per replica; ρ = min(cap, 1 − S·ln100/TTFT) with "
+        f"{plan['dp'] / c['mu']:.4f} s → μ = {'' if plan['dp'] == 1 else str(plan['dp']) + ' DP ranks ÷ that = '}"
+        f"{c['mu']:.3f} req/s per replica; ρ = min(cap, 1 − S·ln100/TTFT) with "
         f"S = {c['s_pre']:.4f} s → {c['rho']:.3f}; replicas = ceil({rps:g}/({c['rho']:.3f}·{c['mu']:.3f})) = "
-        f"{plan['replicas'][0]}; GPUs = {plan['replicas'][0]}·{tp} = {gpus}; $/h = {gpus}·${price:.2f} = "
+        f"{plan['replicas'][0]}; GPUs = {plan['replicas'][0]}·{size} = {gpus}; $/h = {gpus}·${price:.2f} = "
         f"${per_hour[0]:,.2f}; $/M tokens = 10^6·{per_hour[0]:,.2f}/(3600·{tokens_per_s:,.0f} tokens/s) = "
         f"${per_m[0]:.4f}"
     )

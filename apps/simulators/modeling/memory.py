@@ -1,7 +1,9 @@
 """Will it fit: weights + KV cache + activations + runtime overhead vs GPU memory.
 
 vLLM's start-up memory accounting (worker `determine_available_memory` /
-`gpu_memory_utilization`): the engine may use memory_bytes × gpu_memory_utilization.
+`gpu_memory_utilization`): the engine may use ceil(memory_bytes × gpu_memory_utilization)
+(`request_memory` in vllm/v1/worker/utils.py), where memory_bytes is the total the driver
+reports to CUDA (torch.cuda.mem_get_info), not the datasheet's rounded "80 GB".
 It loads the weights, runs one profiling forward pass with `max_num_batched_tokens`
 dummy tokens to measure the peak activation memory, adds non-torch memory (CUDA
 context ~0.3–0.5 GB, NCCL/cuBLAS workspaces) and later CUDA-graph buffers
@@ -13,11 +15,15 @@ context ~0.3–0.5 GB, NCCL/cuBLAS workspaces) and later CUDA-graph buffers
   for one layer's live tensors (u = 2 up-side outputs for a gated MLP, gate and up; 1 for a
   plain MLP's fc1) plus fp32 logits for `max_num_seqs` rows (V/TP each).
 * runtime overhead: `runtime_overhead_bytes` (default 1.5e9: CUDA context + graphs + NCCL).
+* parallelism (parallel.py): non-expert weights ÷ TP, routed experts ÷ (TP · DP), both ÷ PP (layers per stage);
+  KV ÷ PP per stage with each DP rank holding its own `batch` sequences (MLA's latent is not split by TP, so DP
+  multiplies the KV room of a DeepSeek-style deployment where TP would replicate it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,6 +31,7 @@ import numpy as np
 from ._util import MAX_BATCH, fmt, fraction, out, positive
 from .errors import ModelInputError
 from .kv import kv_bytes_per_sequence
+from .parallel import Parallelism, parallelism
 from .specs import DTYPE_BYTES as DTYPE_BYTES_OF
 from .specs import GPUSpec, ModelSpec, count_params, dtype_bytes
 
@@ -33,11 +40,30 @@ TP_CHOICES = (1, 2, 4, 8)
 
 
 def weight_bytes(model: ModelSpec, weight_dtype: str = "bf16") -> float:
-    """Bytes of all weights (whole model, unsharded)."""
+    """Bytes of all weights (whole model, unsharded). MXFP4 on a MoE model covers the routed experts only, the rest
+    staying BF16, as in gpt-oss's checkpoint (its model card: "MXFP4 ... of the MoE weights")."""
     b = dtype_bytes(weight_dtype, "weight_dtype")
     p = count_params(model)
     embed_and_head = p.embedding + p.position_embedding + p.lm_head
+    experts = expert_weight_bytes(model, weight_dtype)
+    if _experts_only(model, weight_dtype):
+        return (p.total - p.routed_experts) * 2.0 + experts
     return (p.total - embed_and_head) * b + embed_and_head * min(2.0, max(b, 2.0))
+
+
+def _experts_only(model: ModelSpec, weight_dtype: str) -> bool:
+    return model.is_moe and weight_dtype.lower() == "mxfp4"
+
+
+def expert_weight_bytes(model: ModelSpec, weight_dtype: str = "bf16") -> float:
+    """Bytes of the routed experts (whole model, unsharded); 0 for a dense model."""
+    return count_params(model).routed_experts * dtype_bytes(weight_dtype, "weight_dtype")
+
+
+def weights_per_gpu(model: ModelSpec, weight_dtype: str, par: Parallelism) -> float:
+    """Weight bytes one GPU holds: (non-expert ÷ TP + routed experts ÷ (TP · DP)) ÷ PP."""
+    total, experts = weight_bytes(model, weight_dtype), expert_weight_bytes(model, weight_dtype)
+    return ((total - experts) / par.tp + experts / par.expert_shards) / par.pp
 
 
 def activation_peak_bytes(
@@ -64,9 +90,10 @@ class FitResult:
     total_bytes_per_gpu: float | np.ndarray
     headroom_bytes: float | np.ndarray
     kv_budget_bytes_per_gpu: float | np.ndarray
-    max_concurrent_sequences: float | np.ndarray
+    max_concurrent_sequences: float | np.ndarray   # per DP rank
     tp: int
     derivation: str
+    parallel: Parallelism = field(default_factory=Parallelism)
 
 
 def fit(
@@ -82,25 +109,31 @@ def fit(
     max_num_batched_tokens=8192,
     max_num_seqs=256,
     runtime_overhead_bytes: float = DEFAULT_RUNTIME_OVERHEAD_BYTES,
+    pp: int = 1,
+    dp: int = 1,
+    ep: int = 1,
 ) -> FitResult:
-    """Does `batch` sequences of `context_tokens` fit on `tp` GPUs? (vectorized over context/batch)"""
+    """Does `batch` sequences (per DP rank) of `context_tokens` fit on each GPU of a TP · PP · DP deployment?
+    (vectorized over context/batch)"""
     _check_tp(tp)
+    par = parallelism(model, tp=tp, pp=pp, dp=dp, ep=ep)
+    gpu.peak_flops(weight_dtype)  # refuses fp4 on a GPU without FP4 tensor cores
     util = float(fraction("gpu_memory_utilization", gpu_memory_utilization))
     n = positive("batch", batch, MAX_BATCH)
     overhead = float(np.asarray(positive("runtime_overhead_bytes", runtime_overhead_bytes + 1) - 1))
-    budget = gpu.memory_bytes * util
-    weights = weight_bytes(model, weight_dtype) / tp
+    budget = float(math.ceil(gpu.memory_bytes * util))
+    weights = weights_per_gpu(model, weight_dtype, par)
     act = np.asarray(activation_peak_bytes(model, max_num_batched_tokens=max_num_batched_tokens,
                                            max_num_seqs=max_num_seqs, tp=tp))
-    per_seq = np.asarray(kv_bytes_per_sequence(model, context_tokens, kv_dtype, tp))
+    per_seq = np.asarray(kv_bytes_per_sequence(model, context_tokens, kv_dtype, tp)) / par.pp
     kv = per_seq * n
     fixed = weights + act + overhead
     total = fixed + kv
     kv_budget = np.maximum(budget - fixed, 0.0)
     max_seqs = np.floor(kv_budget / per_seq)
     derivation = (
-        f"budget = {fmt(gpu.memory_bytes, 'B')} × {util:g} = {fmt(budget, 'B')} per GPU; "
-        f"weights {fmt(weight_bytes(model, weight_dtype), 'B')} ({weight_dtype}) / TP {tp} = {fmt(weights, 'B')}; "
+        f"budget = ceil({fmt(gpu.memory_bytes, 'B')} (total as CUDA reports it) × {util:g}) = {fmt(budget, 'B')} per GPU; "
+        + _weights_text(model, weight_dtype, par, weights) +
         f"activation peak for {fmt(max_num_batched_tokens)} batched tokens = {fmt(act, 'B')}; "
         f"runtime overhead {fmt(overhead, 'B')}; KV {fmt(per_seq, 'B')}/sequence × {fmt(n)} = {fmt(kv, 'B')}; "
         f"total {fmt(total, 'B')} → fits = total ≤ budget; KV room {fmt(kv_budget, 'B')} → "
@@ -119,7 +152,19 @@ def fit(
         max_concurrent_sequences=out(max_seqs),
         tp=int(tp),
         derivation=derivation,
+        parallel=par,
     )
+
+
+def _weights_text(model: ModelSpec, weight_dtype: str, par: Parallelism, per_gpu: float) -> str:
+    total = weight_bytes(model, weight_dtype)
+    if par.gpus == par.tp and par.ep == 1:
+        return f"weights {fmt(total, 'B')} ({weight_dtype}) / TP {par.tp} = {fmt(per_gpu, 'B')}; "
+    experts = expert_weight_bytes(model, weight_dtype)
+    how = f"EP {par.ep}: {(model.num_experts or 0) // par.ep} whole experts per GPU" if par.ep > 1 else "slices"
+    return (f"weights ({weight_dtype}, {par.describe()}): non-expert {fmt(total - experts, 'B')} / TP {par.tp} + routed "
+            f"experts {fmt(experts, 'B')} / (TP·DP {par.expert_shards}, {how}), ÷ PP {par.pp} = {fmt(per_gpu, 'B')} "
+            f"per GPU; ")
 
 
 def tp_is_valid(model: ModelSpec, tp: int) -> bool:
@@ -150,16 +195,22 @@ def min_tp(
     gpu_memory_utilization: float = 0.9,
     max_num_batched_tokens: float = 8192,
     runtime_overhead_bytes: float = DEFAULT_RUNTIME_OVERHEAD_BYTES,
+    pp: int = 1,
+    dp: int = 1,
+    ep: int = 1,
 ) -> MinTPResult:
-    """Smallest TP in 1, 2, 4, 8 that divides the heads and fits `batch` sequences."""
+    """Smallest TP in 1, 2, 4, 8 that divides the heads and fits `batch` sequences, keeping PP and DP (and expert
+    parallelism on or off: with it, EP = TP · DP, which must divide the experts)."""
     tried: list[dict] = []
     for tp in TP_CHOICES:
-        if not tp_is_valid(model, tp):
+        ep_tp = tp * dp if ep > 1 else 1
+        if not tp_is_valid(model, tp) or (model.num_experts or 1) % ep_tp:
             tried.append({"tp": tp, "valid": False, "fits": False, "headroom_bytes": 0.0})
             continue
         r = fit(model, gpu, context_tokens=context_tokens, batch=batch, tp=tp, weight_dtype=weight_dtype,
                 kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization,
-                max_num_batched_tokens=max_num_batched_tokens, runtime_overhead_bytes=runtime_overhead_bytes)
+                max_num_batched_tokens=max_num_batched_tokens, runtime_overhead_bytes=runtime_overhead_bytes,
+                pp=pp, dp=dp, ep=ep_tp)
         tried.append({"tp": tp, "valid": True, "fits": bool(r.fits), "headroom_bytes": float(r.headroom_bytes)})
         if r.fits:
             return MinTPResult(tp, True, tried, f"TP={tp}: {r.derivation}")
@@ -173,9 +224,9 @@ def _check_tp(tp) -> None:
         raise ModelInputError("tp", "must be a whole number between 1 and 1024")
 
 
-# Smaller weight dtypes offered as a fix, most bytes first (the least lossy that fits wins). fp16 / int8 / mxfp4
-# weigh the same as or about what bf16 / fp8 / int4 do, so they add no new fix.
-FIX_WEIGHT_DTYPES = ("bf16", "fp8", "int4")
+# Smaller weight dtypes offered as a fix, most bytes first (the least lossy that fits wins); fp4 only on a GPU with
+# FP4 tensor cores. fp16 / int8 / mxfp4 weigh the same as or about what bf16 / fp8 / int4 do: no new fix.
+FIX_WEIGHT_DTYPES = ("bf16", "fp8", "fp4", "int4")
 
 
 @dataclass(frozen=True)
@@ -206,43 +257,55 @@ def feasibility(
     kv_dtype: str = "bf16",
     gpu_memory_utilization: float = 0.9,
     max_num_batched_tokens: float = 8192,
+    pp: int = 1,
+    dp: int = 1,
+    ep: int = 1,
 ) -> Feasibility:
     """memory.fit for `batch` sequences of `context_tokens` at `tp`, the TP rule, and the smallest fix if either fails:
     the minimum TP (min_tp) and, keeping the TP, the first of FIX_WEIGHT_DTYPES lighter than `weight_dtype` that fits."""
     common: dict[str, Any] = dict(context_tokens=context_tokens, batch=batch, kv_dtype=kv_dtype,
                                   gpu_memory_utilization=gpu_memory_utilization,
-                                  max_num_batched_tokens=max_num_batched_tokens)
-    r = fit(model, gpu, tp=tp, weight_dtype=weight_dtype, **common)
+                                  max_num_batched_tokens=max_num_batched_tokens, pp=pp, dp=dp)
+    r = fit(model, gpu, tp=tp, weight_dtype=weight_dtype, ep=ep, **common)
     fits, valid = bool(r.fits), tp_is_valid(model, tp)
-    smallest = min_tp(model, gpu, weight_dtype=weight_dtype, **common)
+    smallest = min_tp(model, gpu, weight_dtype=weight_dtype, ep=ep, **common)
     dtype_fix = None
     if not fits:
         own = dtype_bytes(weight_dtype, "weight_dtype")
         for candidate in FIX_WEIGHT_DTYPES:
-            if DTYPE_BYTES_OF[candidate] < own and bool(fit(model, gpu, tp=tp, weight_dtype=candidate, **common).fits):
+            if candidate == "fp4" and not gpu.fp4_dense_flops:
+                continue
+            if DTYPE_BYTES_OF[candidate] < own and bool(
+                    fit(model, gpu, tp=tp, weight_dtype=candidate, ep=ep, **common).fits):
                 dtype_fix = candidate
                 break
     budget, total, weights = r.budget_bytes, float(r.total_bytes_per_gpu), r.weights_bytes_per_gpu
     util = float(gpu_memory_utilization)
+    at = f"TP {tp}" if r.parallel.gpus == tp else r.parallel.describe()
     if not fits:
-        what = (f"the weights alone ({fmt(weights, 'B')} per GPU at TP {tp}, {weight_dtype}) exceed"
+        what = (f"the weights alone ({fmt(weights, 'B')} per GPU at {at}, {weight_dtype}) exceed"
                 if weights > budget else
                 f"weights {fmt(weights, 'B')} + KV {fmt(r.kv_bytes_per_gpu, 'B')} + activations "
                 f"{fmt(r.activation_bytes_per_gpu, 'B')} + runtime {fmt(r.runtime_overhead_bytes, 'B')} = "
-                f"{fmt(total, 'B')} per GPU at TP {tp} exceed")
+                f"{fmt(total, 'B')} per GPU at {at} exceed")
         reason = (f"Does not fit: {what} the budget {fmt(gpu.memory_bytes, 'B')} × {util:g} = {fmt(budget, 'B')} "
                   f"of each {gpu.name}.")
+        if weights < gpu.memory_bytes:
+            reason += (f" The weights do fit in the {fmt(gpu.memory_bytes, 'B')} the GPU reports, with "
+                       f"{fmt(gpu.memory_bytes - weights, 'B')} left: the problem is headroom (CUDA context, "
+                       "activations, CUDA graphs, KV cache), not capacity.")
     elif not valid:
         reason = (f"tensor_parallel={tp} does not divide {model.name}'s {model.num_attention_heads} attention heads / "
                   f"{model.num_kv_heads} KV heads; vLLM refuses it.")
     else:
-        reason = (f"Fits: {fmt(total, 'B')} of the {fmt(budget, 'B')} budget per GPU at TP {tp}, room for "
+        reason = (f"Fits: {fmt(total, 'B')} of the {fmt(budget, 'B')} budget per GPU at {at}, room for "
                   f"{fmt(r.max_concurrent_sequences)} sequences of this length.")
     fixes = []
     if not (fits and valid):
         if smallest.tp is not None:
+            gpus = "" if smallest.tp * pp * dp == smallest.tp else f"; {smallest.tp * pp * dp} GPUs in all"
             fixes.append(f"tensor_parallel {smallest.tp} (the smallest of {', '.join(map(str, TP_CHOICES))} that "
-                         f"divides the heads and fits)")
+                         f"divides the heads and fits{gpus})")
         if dtype_fix:
             fixes.append(f"weight_dtype {dtype_fix} at TP {tp}")
         if not fixes:

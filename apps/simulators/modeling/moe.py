@@ -77,6 +77,26 @@ def expert_load(
     return MoELoadResult(q, load, float(load.max() / mean), capacity, dropped, distinct, a2a, derivation)
 
 
+def ep_rank_imbalance(num_experts: int, top_k: int, tokens, expert_parallel: int, zipf_exponent: float = 0.0):
+    """Expected busiest EP rank's load ÷ the mean rank load (vectorized over `tokens`, the tokens of the whole EP group).
+
+    Rank r holds experts r·N/EP … (r+1)·N/EP − 1. Its token-expert assignments have mean μ_r = T·Σ q_i and variance
+    σ_r² = T·Σ q_i(1 − q_i) (each token picks expert i with probability q_i); the expected maximum over EP ranks is
+    taken as max_r μ_r + √(2 ln EP)·σ_r (the Gaussian extreme-value bound), over the mean T·k/EP. Uniform routing
+    gives 1 + √(2 ln EP · (1 − k/N) · EP/(T·k)): skew from finite batches alone, gone as T grows; Zipf skew adds a
+    floor that batching does not remove."""
+    t = np.asarray(positive("tokens", tokens, MAX_BATCH * 100), dtype=float)
+    if expert_parallel <= 1:
+        return out(np.ones_like(t))
+    if num_experts % expert_parallel:
+        raise ModelInputError("expert_parallel", f"must divide the {num_experts} experts")
+    q = routing_probabilities(num_experts, top_k, zipf_exponent).reshape(expert_parallel, -1)
+    share, spread = q.sum(axis=1), (q * (1.0 - q)).sum(axis=1)
+    z = np.sqrt(2.0 * np.log(expert_parallel))
+    busiest = np.max(t[..., None] * share + z * np.sqrt(t[..., None] * spread), axis=-1)
+    return out(busiest / (t * top_k / expert_parallel))
+
+
 def distinct_experts(num_experts: int, top_k: int, tokens) -> float | np.ndarray:
     """Uniform-routing expected distinct experts N·(1 − ((N − k)/N)^T) (vectorized over T)."""
     routing_probabilities(num_experts, top_k)

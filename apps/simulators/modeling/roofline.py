@@ -17,6 +17,14 @@ Communication: Megatron TP does 2 all-reduces per layer of T · h · B bytes; ri
   datasheet NVLink/PCIe total.
 step = max(t_compute, t_memory) + t_comm + t_overhead  (comm is on the critical path in
   vLLM TP; overhead = per-step + per-request CPU/launch cost).
+Parallelism (parallel.py), for one DP rank's batch: non-expert FLOPs and bytes ÷ TP; the routed experts of a MoE
+  layer see the tokens of all DP ranks (T_g = DP · T) spread over TP · DP GPUs, so expert FLOPs per GPU =
+  2 · (routed active params) · T_g / (TP · DP) × the busiest EP rank's imbalance (moe.ep_rank_imbalance; 1 without
+  EP, where every GPU holds a slice of every expert) and expert bytes = distinct experts of T_g ÷ (TP · DP);
+  everything ÷ PP per stage, and a step passes the PP stages in turn: step = PP · max(t_compute, t_memory) per stage
+  + comm + overhead. Per MoE layer, EP adds a dispatch and a combine all-to-all of (T/TP) · k · h · B bytes per GPU
+  (DP without EP: an all-gather and a reduce-scatter of T_g · h · B) over the group, in-node share at NVLink and the
+  rest at the 400 Gb/s NIC (parallel.spread_time); PP adds PP − 1 stage-to-stage sends of T · h · B.
 Efficiency priors are ranges (see PRIORS); outputs carry the expected value and
 `*_range` = [optimistic, pessimistic]. Sources: SIMULATOR-NOTES §2.3–2.5, §2.7.
 """
@@ -30,7 +38,9 @@ import numpy as np
 from ._util import MAX_BATCH, MAX_CONTEXT_TOKENS, fmt, non_negative, out, positive
 from .errors import ModelInputError
 from .kv import kv_bytes_per_token_per_layer
-from .memory import weight_bytes
+from .memory import expert_weight_bytes, weight_bytes
+from .moe import ep_rank_imbalance
+from .parallel import GPUS_PER_NODE, SCALE_OUT_BANDWIDTH_BYTES_PER_S, Parallelism, parallelism, spread_time
 from .specs import GPUSpec, ModelSpec, count_params, dtype_bytes
 
 
@@ -100,6 +110,9 @@ class StepResult:
     note: str
     derivation: str
     priors: dict = field(default_factory=dict)
+    expert_imbalance: float | np.ndarray = 1.0     # busiest EP rank's load ÷ mean (1 without EP)
+    all_to_all_time_s: float | np.ndarray = 0.0    # MoE dispatch + combine per step (part of communication)
+    parallel: Parallelism = field(default_factory=Parallelism)
 
 
 def expected_distinct_experts(num_experts: int, top_k: int, tokens) -> np.ndarray:
@@ -121,9 +134,14 @@ def step_time(
     act_dtype: str = "bf16",
     link_latency_s: float = DEFAULT_LINK_LATENCY_S,
     priors: EfficiencyPriors = PRIORS,
+    pp: int = 1,
+    dp: int = 1,
+    ep: int = 1,
+    expert_routing_skew: float = 0.0,
 ) -> StepResult:
-    """Time of one engine step for `batch` sequences with `context_tokens` cached each and
-    `new_tokens` processed each (decode: 1; prefill: the prompt or chunk). Vectorized."""
+    """Time of one engine step for `batch` sequences (per DP rank) with `context_tokens` cached each and
+    `new_tokens` processed each (decode: 1; prefill: the prompt or chunk). Vectorized. `expert_routing_skew` is the
+    Zipf exponent of expert popularity (moe.py; 0 = uniform routing)."""
     b = positive("batch", batch, MAX_BATCH)
     ctx = non_negative("context_tokens", context_tokens, MAX_CONTEXT_TOKENS)
     n = positive("new_tokens", new_tokens, MAX_CONTEXT_TOKENS)
@@ -132,15 +150,16 @@ def step_time(
     if int(tp) != tp or not 1 <= tp <= 1024:
         raise ModelInputError("tp", "must be a whole number between 1 and 1024")
     non_negative("link_latency_s", link_latency_s, 1.0)
-    w = _work(model, gpu, b, ctx, n, int(tp), weight_dtype, kv_dtype, act_dtype)
+    par = parallelism(model, tp=int(tp), pp=pp, dp=dp, ep=ep)
+    w = _work(model, gpu, b, ctx, n, par, weight_dtype, kv_dtype, act_dtype, expert_routing_skew)
     peak = gpu.peak_flops(weight_dtype)
     bw = gpu.hbm_bandwidth_bytes_per_s
     link_bw = gpu.interconnect_bandwidth_bytes_per_s / 2.0
     times = {
-        key: _times(w, peak, bw, link_bw, link_latency_s, int(tp), b, model.num_layers, *sel)
+        key: _times(w, peak, bw, link_bw, link_latency_s, par, b, model, *sel)
         for key, sel in _prior_picks(priors).items()
     }
-    t_c, t_m, t_x, t_o, step = times["expected"]
+    t_c, t_m, t_x, t_o, step, a2a = times["expected"]
     fast, slow = times["optimistic"][4], times["pessimistic"][4]
     tokens = b * n
     stack = np.stack(np.broadcast_arrays(t_c, t_m, t_x, t_o))
@@ -176,22 +195,28 @@ def step_time(
         note="",
         derivation="",
         priors={k: vars(v) for k, v in vars(priors).items()},
+        expert_imbalance=out(w["imbalance"]),
+        all_to_all_time_s=out(a2a),
+        parallel=par,
     )
     note = _note(result, model, gpu, int(tp), bound_idx)
-    derivation = _derivation(model, gpu, w, peak, bw, b, ctx, n, int(tp), result, priors, weight_dtype)
+    derivation = _derivation(model, gpu, w, peak, bw, b, ctx, n, par, result, priors, weight_dtype)
     return _replace(result, note=note, derivation=derivation)
 
 
-def _work(model, gpu, b, ctx, n, tp, weight_dtype, kv_dtype, act_dtype) -> dict:
+def _work(model, gpu, b, ctx, n, par: Parallelism, weight_dtype, kv_dtype, act_dtype, skew) -> dict:
     m = model
     p = count_params(m)
     b_w = dtype_bytes(weight_dtype, "weight_dtype")
     b_act = dtype_bytes(act_dtype, "act_dtype")
+    tp = par.tp
     tokens = b * n
+    group_tokens = tokens * par.dp  # what each MoE layer's experts see: every DP rank's tokens
     L, local, window = m.num_layers, m.num_sliding_layers, m.sliding_window or 0
     # FLOPs
     lm_head = float(m.vocab_size * m.hidden_size)
-    linear = 2.0 * (p.active - lm_head) * tokens + 2.0 * lm_head * b
+    routed_active = float(m.num_moe_layers * (m.experts_per_token or 0) * p.expert_params_each)
+    dense = 2.0 * (p.active - lm_head - routed_active) * tokens + 2.0 * lm_head * b
     if m.attention == "mla":
         d_qk, d_v = (m.qk_nope_head_dim or 0) + (m.qk_rope_head_dim or 0), m.v_head_dim or 0
     else:
@@ -199,29 +224,40 @@ def _work(model, gpu, b, ctx, n, tp, weight_dtype, kv_dtype, act_dtype) -> dict:
     ctx_eff = ctx + (n + 1.0) / 2.0
     layer_ctx = (L - local) * ctx_eff + (local * np.minimum(ctx_eff, window) if local else 0.0)
     attn = 2.0 * m.num_attention_heads * (d_qk + d_v) * tokens * layer_ctx
-    flops = linear + attn
+    imbalance = np.ones_like(tokens)
+    if m.is_moe and par.ep > 1:
+        imbalance = np.asarray(ep_rank_imbalance(m.num_experts, m.experts_per_token, group_tokens, par.ep, skew))
+    experts_gpu = 2.0 * routed_active * group_tokens / par.expert_shards * imbalance
+    linear = dense + 2.0 * routed_active * tokens  # this DP rank's share, whole model
     # Bytes
     all_weights = weight_bytes(m, weight_dtype)
     # Lookup tables are not streamed per step: the token embedding (unless it doubles as the LM
     # head) and a learned position table (16-bit, see memory.weight_bytes).
     table = (p.embedding * 2.0 if not m.tie_word_embeddings else 0.0) + p.position_embedding * 2.0
     distinct = np.zeros_like(tokens)
+    touched = np.zeros_like(tokens)
+    non_expert = all_weights - table - expert_weight_bytes(m, weight_dtype)
     if m.is_moe:
-        distinct = expected_distinct_experts(m.num_experts, m.experts_per_token, tokens)
-        routed_bytes = p.routed_experts * b_w
+        distinct = expected_distinct_experts(m.num_experts, m.experts_per_token, group_tokens)
         touched = m.num_moe_layers * distinct * p.expert_params_each * b_w
-        step_weights = all_weights - table - routed_bytes + touched
-    else:
-        step_weights = np.full_like(tokens, all_weights - table)
     per_layer_kv = kv_bytes_per_token_per_layer(m, kv_dtype, tp)
     held = (L - local) * ctx + (local * np.minimum(ctx, window) if local else 0.0)
-    kv = per_layer_kv * b * (held + L * n)
-    act = 2.0 * L * m.hidden_size * b_act * tokens
-    weights_gpu = step_weights / tp
+    kv = per_layer_kv * b * (held + L * n) / par.pp
+    act = 2.0 * L * m.hidden_size * b_act * tokens / par.pp
+    weights_gpu = (non_expert / tp + touched / par.expert_shards) / par.pp
+    flops_gpu = ((dense + attn) / tp + experts_gpu) / par.pp
+    # MoE traffic per GPU per collective: EP all-to-all of this GPU's tokens' k copies, or (DP without EP) the
+    # all-gather / reduce-scatter of every DP rank's hidden states.
+    moe_group, moe_bytes = 1, np.zeros_like(tokens)
+    if m.is_moe and par.ep > 1:
+        moe_group, moe_bytes = par.ep, tokens / tp * m.experts_per_token * m.hidden_size * b_act
+    elif m.is_moe and par.dp > 1:
+        moe_group, moe_bytes = par.dp, group_tokens * m.hidden_size * b_act
     return {
-        "flops_gpu": flops / tp, "linear": linear, "attn": attn, "weights_gpu": weights_gpu,
+        "flops_gpu": flops_gpu, "linear": linear, "attn": attn, "weights_gpu": weights_gpu,
         "kv_gpu": kv, "act_gpu": act, "bytes_gpu": weights_gpu + kv + act, "distinct": distinct,
-        "tokens": tokens, "msg_bytes": tokens * m.hidden_size * b_act,
+        "tokens": tokens, "msg_bytes": tokens * m.hidden_size * b_act, "imbalance": imbalance,
+        "moe_group": moe_group, "moe_bytes": moe_bytes, "experts_gpu": experts_gpu / par.pp,
     }
 
 
@@ -236,16 +272,20 @@ def _prior_picks(pr: EfficiencyPriors) -> dict:
     }
 
 
-def _times(w, peak, bw, link_bw, alpha, tp, b, layers, mfu, mbu, eff, step_oh, req_oh):
-    t_c = w["flops_gpu"] / (peak * mfu)
-    t_m = w["bytes_gpu"] / (bw * mbu)
+def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, mbu, eff, step_oh, req_oh):
+    tp, layers = par.tp, model.num_layers
+    t_c = par.pp * w["flops_gpu"] / (peak * mfu)  # the stages run one after another
+    t_m = par.pp * w["bytes_gpu"] / (bw * mbu)
     if tp > 1:
         ring = 2.0 * (tp - 1) / tp * w["msg_bytes"] / (link_bw * eff) + 2.0 * (tp - 1) * alpha
         t_x = 2.0 * layers * ring
     else:
         t_x = np.zeros_like(t_c)
+    a2a = 2.0 * model.num_moe_layers * spread_time(w["moe_bytes"], w["moe_group"], link_bw, eff, alpha)
+    stage_bw = link_bw if par.gpus <= GPUS_PER_NODE else SCALE_OUT_BANDWIDTH_BYTES_PER_S
+    t_x = t_x + a2a + (par.pp - 1) * (w["msg_bytes"] / (stage_bw * eff) + alpha)
     t_o = step_oh + req_oh * b
-    return t_c, t_m, t_x, t_o, np.maximum(t_c, t_m) + t_x + t_o
+    return t_c, t_m, t_x, t_o, np.maximum(t_c, t_m) + t_x + t_o, a2a
 
 
 def _replace(r: StepResult, **changes) -> StepResult:
@@ -280,19 +320,38 @@ def _note(r: StepResult, model: ModelSpec, gpu: GPUSpec, tp: int, bound_idx: np.
     return lead + tail + "."
 
 
-def _derivation(model, gpu, w, peak, bw, b, ctx, n, tp, r, pr, weight_dtype) -> str:
+def _derivation(model, gpu, w, peak, bw, b, ctx, n, par: Parallelism, r, pr, weight_dtype) -> str:
+    tp = par.tp
+    if par.gpus == tp:
+        split = f"÷ TP {tp} = {fmt(w['flops_gpu'], 'FLOP')} per GPU. "
+    else:
+        split = (f"({par.describe()}): non-expert ÷ TP {tp}, routed experts 2·(routed active)·T_g/(TP·DP) with "
+                 f"T_g = DP·T = {fmt(w['tokens'] * par.dp, 'tokens')} × busiest-EP-rank imbalance "
+                 f"{fmt(r.expert_imbalance, digits=4)} = {fmt(w['experts_gpu'], 'FLOP')}, all ÷ PP {par.pp} → "
+                 f"{fmt(w['flops_gpu'], 'FLOP')} per GPU per stage. ")
+    moe_comm = ""
+    if w["moe_group"] > 1:
+        what = ("EP dispatch + combine all-to-all of (T/TP)·k·h·B" if par.ep > 1
+                else "DP all-gather + reduce-scatter of T_g·h·B")
+        moe_comm = (f" + {model.num_moe_layers} MoE layers × 2 × {what} = {fmt(w['moe_bytes'], 'B')} per GPU over "
+                    f"{w['moe_group']} GPUs (in-node share at NVLink, the rest at the 400 Gb/s NIC) = "
+                    f"{fmt(r.all_to_all_time_s, 's')}")
+    stages = f"PP {par.pp} × " if par.pp > 1 else ""
     return (
         f"T = batch · new tokens = {fmt(b)} · {fmt(n)} = {fmt(w['tokens'], 'tokens')}. "
         f"FLOPs = 2·(active − LM head)·T + 2·V·h·batch + attention 2·H·(d_qk+d_v)·T·ctx_eff "
-        f"= {fmt(w['linear'])} + {fmt(w['attn'])} FLOP, ÷ TP {tp} = {fmt(w['flops_gpu'], 'FLOP')} per GPU. "
+        f"= {fmt(w['linear'])} + {fmt(w['attn'])} FLOP, {split}"
         f"Bytes per GPU = weights {fmt(w['weights_gpu'], 'B')} + KV {fmt(w['kv_gpu'], 'B')} + activations "
         f"{fmt(w['act_gpu'], 'B')} = {fmt(w['bytes_gpu'], 'B')}. Intensity = {fmt(r.arithmetic_intensity, 'FLOP/B')} "
         f"vs ridge {peak / 1e12:,.1f} TFLOP/s ({weight_dtype}) ÷ {bw / 1e12:,.2f} TB/s = {r.ridge_point:,.0f} FLOP/B. "
-        f"t_compute = FLOPs/(peak·MFU {pr.mfu.expected:g}) = {fmt(r.compute_time_s, 's')}; "
-        f"t_memory = bytes/(BW·MBU {pr.mbu.expected:g}) = {fmt(r.memory_time_s, 's')}; "
-        f"t_comm = 2·L·[2(N−1)/N·T·h·B/(BW_link·{pr.comm_efficiency.expected:g}) + 2(N−1)·α] = "
-        f"{fmt(r.communication_time_s, 's')}; overhead {fmt(r.overhead_time_s, 's')}. "
+        f"t_compute = {stages}FLOPs/(peak·MFU {pr.mfu.expected:g}) = {fmt(r.compute_time_s, 's')}; "
+        f"t_memory = {stages}bytes/(BW·MBU {pr.mbu.expected:g}) = {fmt(r.memory_time_s, 's')}; "
+        f"t_comm = 2·L·[2(N−1)/N·T·h·B/(BW_link·{pr.comm_efficiency.expected:g}) + 2(N−1)·α]{moe_comm}"
+        + (f" + {par.pp - 1} stage sends of T·h·B" if par.pp > 1 else "") +
+        f" = {fmt(r.communication_time_s, 's')}; overhead {fmt(r.overhead_time_s, 's')}. "
         f"step = max(t_compute, t_memory) + t_comm + overhead = {fmt(r.step_time_s, 's')} "
         f"(range {fmt(r.step_time_s_range[0], 's')} – {fmt(r.step_time_s_range[1], 's')}); "
-        f"throughput = T/step = {fmt(r.tokens_per_s, 'tokens/s')}."
+        f"throughput = T/step = {fmt(r.tokens_per_s, 'tokens/s')}"
+        + (f" per DP rank, × {par.dp} ranks = {fmt(r.tokens_per_s * par.dp, 'tokens/s')} for the deployment"
+           if par.dp > 1 else "") + "."
     )

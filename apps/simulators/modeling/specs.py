@@ -26,12 +26,15 @@ from .errors import ModelInputError
 
 # Bytes per element. MXFP4 = 4-bit elements + one shared 8-bit (E8M0) scale per
 # 32-element block: (32·4 + 8) / 32 bits = 4.25 bits = 4.25/8 bytes (OCP MX spec v1.0).
+# FP4 = NVIDIA's NVFP4: 4-bit E2M1 elements + one FP8 (E4M3) scale per 16-element block
+# (+ one FP32 scale per tensor, negligible): (16·4 + 8) / 16 = 4.5 bits = 4.5/8 bytes.
 DTYPE_BYTES: dict[str, float] = {
     "fp32": 4.0,
     "bf16": 2.0,
     "fp16": 2.0,
     "fp8": 1.0,
     "int8": 1.0,
+    "fp4": 4.5 / 8,
     "int4": 0.5,
     "mxfp4": 4.25 / 8,
 }
@@ -141,6 +144,10 @@ class GPUSpec:
     source: str
     fp8_dense_flops: float | None = None
     price_note: str = ""
+    # The datasheet's rounded capacity ("80 GB" = 80e9 B); memory_bytes is what the driver reports to CUDA
+    # (cudaMemGetInfo total, the figure vLLM multiplies by gpu_memory_utilization).
+    marketing_memory_bytes: float | None = None
+    fp4_dense_flops: float | None = None  # dense FP4 tensor-core peak (Blackwell); None: no FP4 unit
 
     def __post_init__(self) -> None:
         for name in ("memory_bytes", "hbm_bandwidth_bytes_per_s", "bf16_dense_flops",
@@ -152,11 +159,20 @@ class GPUSpec:
         """Dense tensor-core peak for the math a `weight_dtype` deployment runs.
 
         FP8 weights use FP8 GEMMs where the GPU has them (W8A8), else BF16 math
-        (weight-only, e.g. Marlin on A100). INT8 uses INT8 GEMMs (W8A8). INT4 / MXFP4
-        are weight-only on most stacks: dequantised to BF16 inside the kernel.
+        (weight-only, e.g. Marlin on A100). INT8 uses INT8 GEMMs (W8A8). FP4 (NVFP4) runs
+        FP4 GEMMs, weights and activations (W4A4), on GPUs with FP4 tensor cores (Blackwell)
+        and is refused elsewhere. INT4 / MXFP4 are weight-only: dequantised to BF16 inside the
+        kernel (vLLM's default MXFP4 MoE backend on Blackwell keeps BF16 activations too;
+        VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1 would run them as MXFP8).
         """
         key = weight_dtype.lower()
         dtype_bytes(key, "weight_dtype")
+        if key == "fp4":
+            if not self.fp4_dense_flops:
+                raise ModelInputError("weight_dtype", f"{self.name} has no FP4 tensor cores (NVFP4 needs Blackwell, "
+                                      "e.g. B200); use mxfp4 or int4 (weight-only, 4-bit memory with BF16 math) "
+                                      "or fp8")
+            return float(self.fp4_dense_flops)
         if key == "fp8" and self.fp8_dense_flops:
             return float(self.fp8_dense_flops)
         if key == "int8" and self.int8_dense_ops:

@@ -499,6 +499,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/flashcards/cram/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Cram: the weakest cards of a deck (lowest recall now, most lapses); changes no schedule */
+        get: operations["flashcards_cram_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/flashcards/deck-tree/": {
         parameters: {
             query?: never;
@@ -2018,6 +2035,21 @@ export interface components {
             /** @description Inline GPU spec instead of `gpu` */
             gpu_spec?: components["schemas"]["InlineGPURequest"];
             /**
+             * @description Pipeline stages; each GPU holds num_layers / stages layers
+             * @default 1
+             */
+            pipeline_parallel: number;
+            /**
+             * @description Data-parallel ranks, each running its own batch of batch_size sequences (attention data parallel for MoE: experts still span all ranks)
+             * @default 1
+             */
+            data_parallel: number;
+            /**
+             * @description 1 (every GPU holds a slice of every expert) or tensor_parallel × data_parallel (whole experts per GPU, all-to-all dispatch and combine); must divide the routed experts
+             * @default 1
+             */
+            expert_parallel: number;
+            /**
              * Format: int64
              * @default 0
              */
@@ -2131,6 +2163,42 @@ export interface components {
          * @enum {string}
          */
         ContentStatusEnum: "draft" | "published" | "archived";
+        Cram: {
+            deck: string;
+            title: string;
+            /** @description Studied cards of the deck the weakest were chosen from */
+            reviewed_cards: number;
+            /** @description Never-studied cards of the deck (counted with include_new) */
+            new_cards: number;
+            /** @description Weakest first */
+            cards: components["schemas"]["CramCard"][];
+        };
+        CramCard: {
+            card_id: number;
+            source_type: string;
+            source_id: number;
+            front: string;
+            back: string;
+            front_html: string;
+            back_html: string;
+            state: number;
+            state_name: string;
+            /** Format: date-time */
+            due: string;
+            reps: number;
+            lapses: number;
+            leech: boolean;
+            source_changed: boolean;
+            flag: number;
+            note: string;
+            /** @description The source question or term and its chapters */
+            links: components["schemas"]["SourceLink"][];
+            /**
+             * Format: double
+             * @description Recall probability now; null: never studied
+             */
+            retrievability: number | null;
+        };
         CurvePoint: {
             tpot_seconds_range: number[];
             tokens_per_s_range: number[];
@@ -2205,11 +2273,12 @@ export interface components {
          *     * `fp16` - fp16
          *     * `fp8` - fp8
          *     * `int8` - int8
+         *     * `fp4` - fp4
          *     * `int4` - int4
          *     * `mxfp4` - mxfp4
          * @enum {string}
          */
-        DtypeEnum: "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | "mxfp4";
+        DtypeEnum: "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "fp4" | "int4" | "mxfp4";
         DueCard: {
             card_id: number;
             source_type: string;
@@ -2226,14 +2295,14 @@ export interface components {
             lapses: number;
             leech: boolean;
             source_changed: boolean;
-            /** @description Seconds until due for ratings '1'..'4' */
-            intervals: {
-                [key: string]: number;
-            };
             flag: number;
             note: string;
             /** @description The source question or term and its chapters */
             links: components["schemas"]["SourceLink"][];
+            /** @description Seconds until due for ratings '1'..'4' */
+            intervals: {
+                [key: string]: number;
+            };
         };
         DueCounts: {
             learning: number;
@@ -2292,6 +2361,21 @@ export interface components {
             gpu?: string;
             /** @description Inline GPU spec instead of `gpu` */
             gpu_spec?: components["schemas"]["InlineGPURequest"];
+            /**
+             * @description Pipeline stages; each GPU holds num_layers / stages layers
+             * @default 1
+             */
+            pipeline_parallel: number;
+            /**
+             * @description Data-parallel ranks, each running its own batch of batch_size sequences (attention data parallel for MoE: experts still span all ranks)
+             * @default 1
+             */
+            data_parallel: number;
+            /**
+             * @description 1 (every GPU holds a slice of every expert) or tensor_parallel × data_parallel (whole experts per GPU, all-to-all dispatch and combine); must divide the routed experts
+             * @default 1
+             */
+            expert_parallel: number;
             /**
              * Format: int64
              * @default 0
@@ -5196,6 +5280,21 @@ export interface components {
             /** @description Inline GPU spec instead of `gpu` */
             gpu_spec?: components["schemas"]["InlineGPU"];
             /**
+             * @description Pipeline stages; each GPU holds num_layers / stages layers
+             * @default 1
+             */
+            pipeline_parallel: number;
+            /**
+             * @description Data-parallel ranks, each running its own batch of batch_size sequences (attention data parallel for MoE: experts still span all ranks)
+             * @default 1
+             */
+            data_parallel: number;
+            /**
+             * @description 1 (every GPU holds a slice of every expert) or tensor_parallel × data_parallel (whole experts per GPU, all-to-all dispatch and combine); must divide the routed experts
+             * @default 1
+             */
+            expert_parallel: number;
+            /**
              * Format: int64
              * @default 0
              */
@@ -5250,6 +5349,21 @@ export interface components {
             gpu?: string;
             /** @description Inline GPU spec instead of `gpu` */
             gpu_spec?: components["schemas"]["InlineGPURequest"];
+            /**
+             * @description Pipeline stages; each GPU holds num_layers / stages layers
+             * @default 1
+             */
+            pipeline_parallel: number;
+            /**
+             * @description Data-parallel ranks, each running its own batch of batch_size sequences (attention data parallel for MoE: experts still span all ranks)
+             * @default 1
+             */
+            data_parallel: number;
+            /**
+             * @description 1 (every GPU holds a slice of every expert) or tensor_parallel × data_parallel (whole experts per GPU, all-to-all dispatch and combine); must divide the routed experts
+             * @default 1
+             */
+            expert_parallel: number;
             /**
              * Format: int64
              * @default 0
@@ -8800,6 +8914,94 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_cram_retrieve: {
+        parameters: {
+            query?: {
+                /** @description A deck slug: all, a part, a chapter or a topic */
+                deck?: string;
+                /** @description Follow the weakest studied cards with never-studied ones */
+                include_new?: boolean;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cram"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };

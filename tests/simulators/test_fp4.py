@@ -1,0 +1,85 @@
+"""FP4: NVFP4 weights and activations on GPUs with FP4 tensor cores (B200), MXFP4 for gpt-oss's experts, and a 400
+naming weight_dtype where the GPU has no FP4 unit. Hand-derived."""
+
+import pytest
+from api_helpers import load_real_catalog, post
+
+from apps.simulators.modeling import DTYPE_BYTES, ModelInputError, fit, load_gpus, load_models, step_time, weight_bytes
+
+MODELS, GPUS = load_models(), load_gpus()
+LLAMA_70B = MODELS["llama-3.1-70b"]
+# Llama-3.1-70B: 70,553,706,496 params; embedding and LM head 128,256 · 8,192 = 1,050,673,152 each (kept 16-bit);
+# the linear layers 70,553,706,496 − 2,101,346,304 = 68,452,360,192.
+LINEAR, TABLE = 68_452_360_192, 1_050_673_152
+
+
+def test_nvfp4_is_four_and_a_half_bits():
+    # E2M1 elements + one E4M3 scale per 16: (16 · 4 + 8) / 16 = 4.5 bits; MXFP4: (32 · 4 + 8) / 32 = 4.25 bits
+    assert DTYPE_BYTES["fp4"] == 0.5625 and DTYPE_BYTES["mxfp4"] == 0.53125
+    # 68,452,360,192 · 0.5625 + 2,101,346,304 · 2 = 38,504,452,608 + 4,202,692,608
+    assert weight_bytes(LLAMA_70B, "fp4") == 42_707_145_216
+
+
+def test_b200_has_dense_fp4_and_the_others_do_not():
+    # HGX B200: 144 PFLOPS FP4 per 8 GPUs with sparsity → 18 per GPU → 9e15 dense
+    assert GPUS["b200"].fp4_dense_flops == 9e15 and GPUS["b200"].peak_flops("fp4") == 9e15
+    assert all(GPUS[slug].fp4_dense_flops is None for slug in GPUS if slug != "b200")
+
+
+def test_fp4_prefill_on_b200_by_hand():
+    r = step_time(LLAMA_70B, GPUS["b200"], batch=1, context_tokens=0, new_tokens=4096, weight_dtype="fp4")
+    # FLOPs = 2 · 68,452,360,192 · 4,096 + 2 · 1,050,673,152 (logits for the last token)
+    #       + attention 2 · 64 heads · (128 + 128) · 4,096 · 80 layers · ctx_eff (4,096 + 1)/2 = 2,048.5
+    linear = 2 * LINEAR * 4096 + 2 * TABLE
+    attention = 2 * 64 * 256 * 4096 * 80 * 2048.5
+    assert r.flops_per_gpu == linear + attention == 582_759_437_303_808
+    # compute-bound at the dense FP4 peak: 582.76e12 / (9e15 · 0.45) = 143.89 ms, + 150 µs step + 4 µs request overhead
+    assert r.bound == "compute" and r.compute_time_s == pytest.approx(582_759_437_303_808 / (9e15 * 0.45))
+    assert r.step_time_s == pytest.approx(r.compute_time_s + 154e-6)
+    fp8 = step_time(LLAMA_70B, GPUS["b200"], batch=1, context_tokens=0, new_tokens=4096, weight_dtype="fp8")
+    assert fp8.compute_time_s == pytest.approx(2 * r.compute_time_s)  # 4.5e15 FP8 vs 9e15 FP4
+
+
+def test_fp4_decode_on_b200_by_hand():
+    r = step_time(LLAMA_70B, GPUS["b200"], batch=1, context_tokens=0, new_tokens=1, weight_dtype="fp4")
+    # bytes = weights 42,707,145,216 − the embedding table 2,101,346,304 (a lookup) + KV write 80 · 2 · 8 · 128 · 2
+    #       + activations 2 · 80 · 8,192 · 2 = 40,605,798,912 + 327,680 + 2,621,440 = 40,608,748,032 B
+    assert r.bytes_per_gpu == 40_608_748_032
+    # memory-bound: 40,608,748,032 / (7.7e12 · 0.75) = 7.0318 ms
+    assert r.bound == "memory" and r.memory_time_s == pytest.approx(7.0318e-3, rel=1e-4)
+
+
+def test_fp4_on_a_gpu_without_fp4_units_names_the_dtype():
+    for call in (lambda: step_time(LLAMA_70B, GPUS["h100-sxm"], tp=2, weight_dtype="fp4"),
+                 lambda: fit(LLAMA_70B, GPUS["mi300x"], context_tokens=1024, weight_dtype="fp4")):
+        with pytest.raises(ModelInputError) as err:
+            call()
+        assert err.value.field == "weight_dtype" and "no FP4 tensor cores" in err.value.message
+
+
+def test_mxfp4_covers_gpt_oss_experts_only():
+    m = MODELS["gpt-oss-120b"]
+    # 36 MoE layers · 128 experts · 3 · 2,880 · 2,880 = 114,661,785,600 expert params at 4.25 bits; the other
+    # 116,789,048,640 − 114,661,785,600 = 2,127,263,040 (attention, router, embedding, head) stay BF16:
+    # 114,661,785,600 · 0.53125 + 2,127,263,040 · 2 = 60,914,073,600 + 4,254,526,080 = 65,168,599,680 B (the
+    # published checkpoint is about 65 GB, "fits on a single 80 GB GPU")
+    assert weight_bytes(m, "mxfp4") == 65_168_599_680
+    # on a dense model MXFP4 covers every linear layer
+    assert weight_bytes(LLAMA_70B, "mxfp4") == LINEAR * 0.53125 + 2 * TABLE * 2
+
+
+@pytest.mark.django_db
+def test_api_fp4_on_b200_and_the_400_elsewhere(api_client):
+    load_real_catalog()
+    base = {"model": "llama-3.1-70b", "context_tokens": 4096, "phase": "prefill", "weight_dtype": "fp4"}
+    d = post(api_client, "step-time", {**base, "gpu": "b200"})
+    assert d["peak_flops_per_s"] == 9e15 and d["bound"] == "compute" and d["feasible"] is True
+    for name, body in (("step-time", {**base, "gpu": "h100-sxm", "tensor_parallel": 2}),
+                       ("fit", {"model": "llama-3.1-70b", "gpu": "h200", "context_tokens": 4096,
+                                "weight_dtype": "fp4"})):
+        bad = post(api_client, name, body, 400)
+        assert "weight_dtype" in bad["fields"] and "no FP4 tensor cores" in str(bad)
+    r = api_client.post("/api/v1/simulators/engine/", {
+        "model": "llama-3.1-8b", "gpu": "l40s", "weight_dtype": "fp4",
+        "workload": {"num_requests": 5, "prompt_tokens": 100, "output_tokens": 5}}, format="json")
+    assert r.status_code == 400 and "weight_dtype" in r.json()["fields"]
