@@ -110,3 +110,11 @@ def test_engine_refuses_bad_expert_parallelism_naming_the_field(api_client, url)
     r = api_client.post(url, {"model": "llama-3.1-8b", "gpu": "h100-sxm", "expert_parallel": 2, "data_parallel": 2,
                               "workload": SMALL}, format="json")
     assert r.status_code == 400 and "expert_parallel" in r.json()["fields"]
+
+
+@pytest.mark.parametrize("field, value", [("data_parallel", 0), ("expert_parallel", 0), ("pipeline_parallel", 65)])
+def test_sweep_base_validates_the_parallel_fields(learner_client, field, value):
+    r = learner_client.post("/api/v1/simulators/sweeps/", {
+        "model": "llama-3.1-8b", "gpu": "h100-sxm", field: value, "workload": SMALL,
+        "grid": {"max_num_seqs": [8, 64]}}, format="json")
+    assert r.status_code == 400 and field in r.json()["fields"]
