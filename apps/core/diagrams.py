@@ -29,6 +29,11 @@ def _choice(default: str, choices) -> dict:
 
 
 DIAGRAMS: dict[str, dict] = {
+    "tokenization": {
+        "title": "From text to tokens to ids", "lab": "request-walk",
+        "caption": "A BPE tokenizer splits text into pieces it has ids for; common words are one token, rare ones several.",
+        "params": {"model": MODEL, "gpu": GPU},
+    },
     "kv-growth": {
         "title": "KV cache growth, layer by layer", "lab": "kv-cache",
         "caption": "Every token adds a K and a V vector to every layer; GQA, MLA and sliding windows change how much.",

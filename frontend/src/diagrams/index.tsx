@@ -8,13 +8,14 @@ import { PatternDefs, REGISTRY, withDefaults, type Params } from "./kit";
 import { KvGrowth, MemoryBreakdown, PagedBlocks, PrefixHashChain } from "./memory";
 import { MoeLoad, Speculative, TokenCost, TpAllReduce } from "./scale";
 import { Autoscaling, ExpertAllToAll, PdTransfer, PipelineBubbles } from "./serving";
+import { Tokenization } from "./tokens";
 
 export const DIAGRAM_COMPONENTS: Record<string, ComponentType<{ params: Params }>> = {
   "kv-growth": KvGrowth, "prefill-decode": PrefillDecode, roofline: Roofline, "paged-blocks": PagedBlocks,
   "memory-breakdown": MemoryBreakdown, speculative: Speculative, "prefix-hash-chain": PrefixHashChain,
   "tp-allreduce": TpAllReduce, "token-cost": TokenCost, "moe-load": MoeLoad, "throughput-latency": ThroughputLatency,
   "request-lifecycle": RequestLifecycle, "pipeline-bubbles": PipelineBubbles, "ep-all-to-all": ExpertAllToAll,
-  "pd-transfer": PdTransfer, autoscaling: Autoscaling,
+  "pd-transfer": PdTransfer, autoscaling: Autoscaling, tokenization: Tokenization,
 };
 
 interface Mount { host: HTMLElement; name: string; params: Params }

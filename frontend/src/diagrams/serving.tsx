@@ -165,7 +165,7 @@ export function Autoscaling({ params }: { params: Params }) {
       legend={<Legend items={[{ concept: "prefill", label: "traffic (requests/s)" }, { concept: "weights", label: "capacity of ready replicas" }, { concept: "idle", label: "traffic over capacity" }]} />}
       numbers={data && line && <>
         one replica ({data.gpus / Math.max(data.replicas, 1)} × {data.gpu.name}) serves {fmtNum(perReplica)} req/s within the SLO; the peak needs {Math.max(...line.ordered)} replicas;
-        with a {cold}-minute cold start <Value value={unservedRequests} text={fmtNum(Math.round(unservedRequests))} /> requests arrive over capacity during the ramp
+        with a cold start of {cold} minutes, <Value value={unservedRequests} text={fmtNum(Math.round(unservedRequests))} /> requests arrive over capacity during the ramp
       </>}>
       <svg viewBox={`0 0 600 ${H + 22}`} role="img" aria-label="Traffic against ready replicas over two hours" data-testid="diagram-svg">
         {line && line.ready.map((r, t) => (

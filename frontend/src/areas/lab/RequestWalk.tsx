@@ -2,23 +2,10 @@
 import { useEffect, useState } from "react";
 import { C, Legend } from "./charts";
 import { DtypePicker, Explain, ModelGpuPicker, NumberInput, Stat } from "./form";
-import { fmtBytes, fmtSeconds, modelChoice, num, prefersReducedMotion, useQueryState, useSimulation, type SimulatorResults } from "./lib";
+import { fmtBytes, fmtSeconds, modelChoice, num, prefersReducedMotion, useQueryState, useSimulation, useTokenizer, type SimulatorResults } from "./lib";
 import { BASE_DEFAULTS, Tool } from "./panels";
 
 const DEFAULT_PROMPT = "Explain in two sentences why the decode phase of an LLM is limited by memory bandwidth.";
-
-type Encoder = { encode: (text: string) => number[]; decode: (ids: number[]) => string };
-
-function useTokenizer(): Encoder | null {
-  const [enc, setEnc] = useState<Encoder | null>(null);
-  useEffect(() => {
-    let live = true;
-    // Loaded on demand: the vocabulary is large and only this panel needs it.
-    import("gpt-tokenizer/encoding/cl100k_base").then((m) => { if (live) setEnc({ encode: m.encode, decode: m.decode }); }).catch(() => undefined);
-    return () => { live = false; };
-  }, []);
-  return enc;
-}
 
 export default function RequestWalkPanel() {
   const [v, set] = useQueryState({ ...BASE_DEFAULTS, batch_size: "1", output_tokens: "24", prompt: DEFAULT_PROMPT });

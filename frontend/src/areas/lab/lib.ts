@@ -137,3 +137,16 @@ export function prefersReducedMotion(): boolean {
   return document.documentElement.dataset.reducedMotion === "true"
     || (typeof window.matchMedia === "function" && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
 }
+
+export type Encoder = { encode: (text: string) => number[]; decode: (ids: number[]) => string };
+
+/** cl100k_base in the browser (gpt-tokenizer), loaded on demand: the vocabulary is large and few pages need it. */
+export function useTokenizer(): Encoder | null {
+  const [enc, setEnc] = useState<Encoder | null>(null);
+  useEffect(() => {
+    let live = true;
+    import("gpt-tokenizer/encoding/cl100k_base").then((m) => { if (live) setEnc({ encode: m.encode, decode: m.decode }); }).catch(() => undefined);
+    return () => { live = false; };
+  }, []);
+  return enc;
+}

@@ -1,0 +1,55 @@
+// Tokenization: the reader's text → BPE pieces → ids (cl100k_base in the browser, whose 100k tokens are the first
+// 100k of Llama 3's vocabulary), and what those tokens cost in KV cache on the chosen model (request-walk endpoint).
+import { useState } from "react";
+import { fmtBytes, useSimulation, useTokenizer } from "../areas/lab/lib";
+import { Block, Frame, Legend, Slider, type Params } from "./kit";
+import { Value } from "./memory";
+
+export const TOKEN_SAMPLES = [
+  "Tokenization splits text into pieces the model has embeddings for.",
+  "kubectl describe pod vllm-0 | grep -i oomkilled",
+  "The H100 moves 3.35 TB/s; 2,048 tokens × 128 KiB = 268,435,456 bytes.",
+  "Die Tokenisierung ist für deutsche Komposita teurer.",
+];
+
+export function Tokenization({ params }: { params: Params }) {
+  const [sample, setSample] = useState(0);
+  const [text, setText] = useState(TOKEN_SAMPLES[0]);
+  const enc = useTokenizer();
+  const ids = enc ? enc.encode(text).slice(0, 512) : null;
+  const { data, error } = useSimulation("request-walk", ids && ids.length ? {
+    model: params.model, gpu: params.gpu, tokens: ids, tokenizer: "cl100k_base", output_tokens: 1,
+  } : null);
+  const pick = (i: number) => { setSample(i); setText(TOKEN_SAMPLES[i]); };
+  let x = 0, y = 0;
+  const chips = (ids ?? []).map((id, i) => {
+    const piece = enc!.decode([id]);
+    const width = Math.max(28, piece.length * 7 + 10);
+    if (x + width > 600) { x = 0; y += 46; }
+    const chip = { id, piece, x, y, width, i };
+    x += width + 4;
+    return chip;
+  });
+  return (
+    <Frame name="tokenization" params={params} error={error?.message}
+      controls={<>
+        <Slider label="Sample" value={sample} min={0} max={TOKEN_SAMPLES.length - 1} onChange={pick} format={(v) => `${v + 1} of ${TOKEN_SAMPLES.length}`} />
+        <label>Your text <input type="text" value={text} maxLength={2000} onChange={(e) => setText(e.target.value)} data-testid="diagram-text" /></label>
+      </>}
+      legend={<Legend items={[{ concept: "prefill", label: "one token (piece above, id below)" }, { concept: "activations", label: "the next token (shades alternate)" }]} />}
+      numbers={data && ids && <>
+        {text.length} characters → <Value value={data.prompt_tokens} text={`${data.prompt_tokens} tokens`} /> ({(text.length / Math.max(ids.length, 1)).toFixed(1)} characters per token);
+        on {data.model.name} each token keeps {fmtBytes(data.kv_bytes_per_token)} of KV cache: {fmtBytes(data.kv_bytes_per_token * ids.length)} for this text
+      </>}>
+      <svg viewBox={`0 0 600 ${y + 44}`} role="img" aria-label={`${ids?.length ?? 0} tokens`} data-testid="diagram-svg">
+        {chips.map((c) => (
+          <g key={c.i}>
+            <Block concept={c.i % 2 ? "activations" : "prefill"} x={c.x} y={c.y} width={c.width} height={22} opacity={0.85} title={`token ${c.i}: id ${c.id}`} />
+            <text x={c.x + c.width / 2} y={c.y + 15} textAnchor="middle" style={{ fill: "#fff", whiteSpace: "pre" }}>{c.piece.replace(/ /g, "␣")}</text>
+            <text x={c.x + c.width / 2} y={c.y + 36} textAnchor="middle">{c.id}</text>
+          </g>
+        ))}
+      </svg>
+    </Frame>
+  );
+}
