@@ -61,8 +61,15 @@ def deck_slug_for_part(part: Part) -> str:
     return f"part-{part.slug}"
 
 
+CHAPTER_DECK_PREFIX = "chapter-"
+
+
 def deck_slug_for_chapter(chapter: Chapter) -> str:
-    return f"chapter-{chapter.slug}"
+    return f"{CHAPTER_DECK_PREFIX}{chapter.slug}"
+
+
+def chapter_slug_of_deck(deck_slug: str) -> str:
+    return deck_slug.removeprefix(CHAPTER_DECK_PREFIX)
 
 
 def chapter_deck_order(chapter: Chapter) -> int:

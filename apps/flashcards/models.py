@@ -21,6 +21,22 @@ class CardState(models.IntegerChoices):
     RELEARNING = 3, "Relearning"
 
 
+class Flag(models.IntegerChoices):
+    """Anki's seven flag colours, with the same numbers (0: no flag)."""
+
+    NONE = 0, "No flag"
+    RED = 1, "Red"
+    ORANGE = 2, "Orange"
+    GREEN = 3, "Green"
+    BLUE = 4, "Blue"
+    PINK = 5, "Pink"
+    TURQUOISE = 6, "Turquoise"
+    PURPLE = 7, "Purple"
+
+
+NOTE_MAX_CHARS = 2000
+
+
 class DeckKind(models.TextChoices):
     ALL = "all", "All cards"
     PART = "part", "Curriculum part"
@@ -85,6 +101,8 @@ class UserCard(models.Model):
     leech = models.BooleanField(default=False)
     buried_until = models.DateTimeField(null=True, blank=True)
     source_changed = models.BooleanField(default=False)
+    flag = models.PositiveSmallIntegerField(choices=Flag.choices, default=Flag.NONE)
+    note = models.TextField(blank=True, default="", help_text="The learner's private note on this card (plain text)")
     added_at = models.DateTimeField()
 
     class Meta:
@@ -152,6 +170,7 @@ class SrsSettings(models.Model):
     fuzzing = models.BooleanField(default=True)
     leech_threshold = models.PositiveSmallIntegerField(default=8)
     parameters = models.JSONField(default=list, blank=True, help_text="21 FSRS-6 weights; empty = defaults")
+    daily_goal = models.PositiveIntegerField(default=50, help_text="Reviews a day to aim for; 0: no goal")
 
 
 class JobStatus(models.TextChoices):

@@ -5,13 +5,17 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.db import connections
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Sum
+from django.db.models.functions import Coalesce, Substr
 from django.shortcuts import get_object_or_404
 
+from apps.core.models import Status
+from apps.courses.models import Chapter
 from apps.flashcards import scheduling
-from apps.flashcards.content import hidden_deck_slugs
-from apps.flashcards.models import Card, CardState, Deck, DeckKind, ReviewLog, UserCard
+from apps.flashcards.content import CHAPTER_DECK_PREFIX, chapter_slug_of_deck, hidden_deck_slugs
+from apps.flashcards.models import Card, CardState, Deck, DeckKind, ReviewLog, SourceType, UserCard
 from apps.flashcards.services import day_clock, iso, memory_of, scheduler_config, settings_get
+from apps.glossary.models import Term
 
 LEARN_AHEAD = timedelta(minutes=20)  # like Anki: when nothing else is left, show learning cards due soon
 IN_LEARNING = (CardState.LEARNING, CardState.RELEARNING)
@@ -33,18 +37,44 @@ def _done_today(*, user, start: datetime) -> dict[str, int]:
         new=Count("id", filter=Q(state_before=CardState.NEW)),
         review=Count("id", filter=Q(state_before=CardState.REVIEW)),
         total=Count("id"),
+        again=Count("id", filter=Q(rating=1)),
+        timed=Count("duration_ms"),
+        time_ms=Coalesce(Sum("duration_ms"), 0),
     )
 
 
 # Only what a queue entry shows: the card's stored text and HTML (rendered once, when the card is synced) and
 # the learner's scheduling columns; the rest of both rows stays in the database.
 QUEUE_FIELDS = ("id", "card_id", "state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses",
-                "leech", "source_changed", "card__id", "card__source_type", "card__source_id", "card__front",
+                "leech", "source_changed", "flag", "note", "card__id", "card__source_type", "card__source_id", "card__front",
                 "card__back", "card__front_html", "card__back_html")
 
 
-def card_body(user_card: UserCard, *, now: datetime, scheduler, intervals: dict | None = None) -> dict:
-    card: Card = user_card.card
+def source_links(cards: list[Card]) -> dict[int, list[dict]]:
+    """Where each card comes from, as pages of the site: the question or glossary term, then the chapters it is
+    linked to (published chapters of published parts, in reading order). One query, two when terms are among the
+    cards."""
+    links: dict[int, list[dict]] = {card.pk: [] for card in cards}
+    term_ids = [card.source_id for card in cards if card.source_type == SourceType.TERM]
+    terms = dict(Term.objects.filter(pk__in=term_ids).values_list("pk", "slug")) if term_ids else {}
+    for card in cards:
+        if card.source_type == SourceType.QUESTION:
+            links[card.pk].append({"kind": "question", "title": "Question", "path": f"/practice/questions/{card.source_id}"})
+        elif card.source_type == SourceType.TERM and card.source_id in terms:
+            links[card.pk].append({"kind": "term", "title": "Glossary", "path": f"/glossary/{terms[card.source_id]}"})
+    if not cards:
+        return links
+    published = Chapter.objects.filter(status=Status.PUBLISHED, part__status=Status.PUBLISHED,
+                                       slug=Substr(OuterRef("deck__slug"), len(CHAPTER_DECK_PREFIX) + 1))
+    chapters = (Card.decks.through.objects.filter(Exists(published), card_id__in=links, deck__kind=DeckKind.CHAPTER)
+                .order_by("deck__order", "deck__slug").values_list("card_id", "deck__slug", "deck__title"))
+    for card_id, slug, title in chapters:
+        links[card_id].append({"kind": "chapter", "title": title, "path": f"/learn/{chapter_slug_of_deck(slug)}"})
+    return links
+
+
+def card_body(user_card: UserCard, *, now: datetime, scheduler, intervals: dict | None = None,
+              links: list[dict] | None = None) -> dict:
     memory = memory_of(user_card)
     if intervals is None:
         preview = scheduling.preview_intervals(memory, now=now, scheduler=scheduler)
@@ -53,12 +83,19 @@ def card_body(user_card: UserCard, *, now: datetime, scheduler, intervals: dict 
         preview = intervals.get(key)
         if preview is None:
             preview = intervals[key] = scheduling.preview_intervals(memory, now=now, scheduler=scheduler)
+    return {**_card_fields(user_card, links=links), "intervals": preview}
+
+
+def _card_fields(user_card: UserCard, *, links: list[dict] | None) -> dict:
+    """What a study screen shows of a card: its text, state, flag, the learner's note and its source links."""
+    card: Card = user_card.card
     return {
         "card_id": card.pk, "source_type": card.source_type, "source_id": card.source_id,
         "front": card.front, "back": card.back, "front_html": card.front_html, "back_html": card.back_html,
         "state": user_card.state, "state_name": CardState(user_card.state).label, "due": iso(user_card.due),
         "reps": user_card.reps, "lapses": user_card.lapses, "leech": user_card.leech,
-        "source_changed": user_card.source_changed, "intervals": preview,
+        "source_changed": user_card.source_changed, "flag": user_card.flag, "note": user_card.note,
+        "links": links or [],
     }
 
 
@@ -126,12 +163,52 @@ def due_queue(*, user, deck_slug: str | None, limit: int, now: datetime) -> dict
              .values_list("due", flat=True))
     scheduler = scheduler_config(srs).scheduler(fuzzing=False)  # previews are unfuzzed; built once per request
     intervals: dict = {}
+    links = source_links([user_card.card for user_card in picked])
     return {
         "now": iso(now), "day_ends_at": iso(end),
         "counts": {name: counts[name] for name in ("learning", "review", "new")},
         "done_today": done["total"],
+        "today": {"reviews": done["total"], "again": done["again"], "daily_goal": srs.daily_goal,
+                  "timed_reviews": done["timed"], "time_ms": done["time_ms"]},
         "next_learning_due": iso(later.first()),
-        "cards": [card_body(user_card, now=now, scheduler=scheduler, intervals=intervals) for user_card in picked],
+        "cards": [card_body(user_card, now=now, scheduler=scheduler, intervals=intervals,
+                            links=links[user_card.card_id]) for user_card in picked],
+    }
+
+
+CRAM_MEMORY_FIELDS = ("card_id", "state", "step", "stability", "difficulty", "due", "last_review", "lapses")
+
+
+def cram_queue(*, user, deck_slug: str, limit: int, include_new: bool, now: datetime) -> dict:
+    """The weakest cards of a deck for a last look before an interview, without touching the schedule (nothing is
+    written): reviewed cards by recall probability now (lowest first), then most lapses, then highest difficulty;
+    with ``include_new``, cards never studied follow. Suspended and buried cards stay out, as in the due queue."""
+    deck = get_object_or_404(Deck.objects.exclude(slug__in=hidden_deck_slugs()), slug=deck_slug)
+    active = _active_cards(user=user, deck=deck, now=now)
+    scheduler = scheduler_config(settings_get(user=user)).scheduler(fuzzing=False)
+    ranked = []
+    for card_id, state, step, stability, difficulty, due, last_review, lapses in (
+            active.exclude(state=CardState.NEW).exclude(stability__isnull=True).exclude(last_review__isnull=True)
+            .values_list(*CRAM_MEMORY_FIELDS).iterator()):
+        memory = scheduling.Memory(state=state, step=step, stability=stability, difficulty=difficulty, due=due,
+                                   last_review=last_review)
+        recall = scheduling.retrievability(memory, now=now, scheduler=scheduler)
+        ranked.append((recall, -lapses, -(difficulty or 0), card_id))
+    ranked.sort()
+    recall_of = {card_id: recall for recall, _, _, card_id in ranked[:limit]}
+    chosen = list(recall_of)
+    new_cards = active.filter(state=CardState.NEW)
+    if include_new and len(chosen) < limit:
+        chosen += list(new_cards.order_by("id").values_list("card_id", flat=True)[:limit - len(chosen)])
+    rows = {user_card.card_id: user_card for user_card in
+            active.filter(card_id__in=chosen).select_related("card").only(*QUEUE_FIELDS)}
+    links = source_links([rows[card_id].card for card_id in chosen])
+    return {
+        "deck": deck.slug, "title": deck.title, "reviewed_cards": len(ranked),
+        "new_cards": new_cards.count() if include_new else 0,
+        "cards": [{**_card_fields(rows[card_id], links=links[card_id]),
+                   "retrievability": None if recall_of.get(card_id) is None else round(recall_of[card_id], 4)}
+                  for card_id in chosen],
     }
 
 
@@ -221,7 +298,7 @@ def deck_tree(*, user, now: datetime) -> dict:
 BROWSE_SORTS = {"due": "due", "added": "added_at", "lapses": "lapses", "reps": "reps", "difficulty": "difficulty",
                 "stability": "stability", "last_review": "last_review", "card": "card_id"}
 BROWSE_FIELDS = ("id", "card_id", "state", "stability", "difficulty", "due", "last_review", "reps", "lapses",
-                 "suspended", "leech", "buried_until", "added_at", "card__source_type", "card__source_id",
+                 "suspended", "leech", "buried_until", "added_at", "flag", "card__source_type", "card__source_id",
                  "card__front", "card__back", "card__retired")
 
 
@@ -276,7 +353,7 @@ def browse_row(user_card: UserCard, *, now: datetime) -> dict:
         "lapses": user_card.lapses, "stability": user_card.stability, "difficulty": user_card.difficulty,
         "suspended": user_card.suspended, "leech": user_card.leech, "retired": card.retired,
         "buried": user_card.buried_until is not None and user_card.buried_until > now,
-        "flag": getattr(user_card, "flag", 0),
+        "flag": user_card.flag,
     }
 
 
@@ -314,7 +391,7 @@ def card_detail(*, user, card_id: int, now: datetime) -> dict:
     decks = list(user_card.card.decks.exclude(slug__in=hidden_deck_slugs()).values("slug", "title", "kind"))
     return {**browse_row(user_card, now=now), "front": user_card.card.front, "back": user_card.card.back,
             "front_html": user_card.card.front_html, "back_html": user_card.card.back_html, "decks": decks,
-            "history": history}
+            "note": user_card.note, "links": source_links([user_card.card])[user_card.card_id], "history": history}
 
 
 # --- statistics ---------------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from rest_framework import serializers
 
-from apps.flashcards.models import CardState, SourceType, SrsSettings
+from apps.core.serializers import documented_json
+from apps.flashcards.models import NOTE_MAX_CHARS, CardState, Flag, SourceType, SrsSettings
 from apps.flashcards.transfer import FORMAT_NAME, FORMAT_VERSION
 
 MAX_STEP_MINUTES = 1440 * 7
@@ -21,9 +22,27 @@ class ReviewInputSerializer(serializers.Serializer):
     duration_ms = serializers.IntegerField(min_value=0, max_value=86_400_000, required=False, allow_null=True)
 
 
+class FlagInputSerializer(serializers.Serializer):
+    flag = serializers.IntegerField(min_value=0, max_value=max(Flag.values),
+                                    help_text="0 none, 1 red, 2 orange, 3 green, 4 blue, 5 pink, 6 turquoise, 7 purple")
+
+
+class NoteInputSerializer(serializers.Serializer):
+    note = serializers.CharField(allow_blank=True, max_length=NOTE_MAX_CHARS, trim_whitespace=True,
+                                 help_text="Plain text, private to you; empty removes the note")
+
+
 class DueQuerySerializer(serializers.Serializer):
     deck = serializers.SlugField(required=False, allow_blank=True, max_length=120)
     limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=20)
+
+
+class CramQuerySerializer(serializers.Serializer):
+    deck = serializers.SlugField(required=False, default="all", max_length=120,
+                                 help_text="A deck slug: all, a part, a chapter or a topic")
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=20)
+    include_new = serializers.BooleanField(required=False, default=False,
+                                           help_text="Follow the weakest studied cards with never-studied ones")
 
 
 class BrowseQuerySerializer(serializers.Serializer):
@@ -37,6 +56,8 @@ class BrowseQuerySerializer(serializers.Serializer):
     due_before = serializers.DateField(required=False, help_text="Due before this day (your calendar) starts")
     due_after = serializers.DateField(required=False, help_text="Due after this day (your calendar) ends")
     lapses_min = serializers.IntegerField(required=False, min_value=0, max_value=10**6)
+    flag = serializers.IntegerField(required=False, min_value=0, max_value=max(Flag.values),
+                                    help_text="Cards with this flag (0: unflagged)")
     difficulty_min = serializers.FloatField(required=False, min_value=1, max_value=10)
     difficulty_max = serializers.FloatField(required=False, min_value=1, max_value=10)
     sort = serializers.ChoiceField(required=False, default="due", choices=[
@@ -88,6 +109,7 @@ class SrsSettingsSerializer(serializers.ModelSerializer):
     time_zone = serializers.CharField(max_length=64, help_text="IANA name, e.g. Europe/Berlin")
     fuzzing = serializers.BooleanField()
     leech_threshold = serializers.IntegerField(min_value=1, max_value=99)
+    daily_goal = serializers.IntegerField(min_value=0, max_value=9999, help_text="Reviews a day to aim for; 0: none")
     parameters = serializers.ListField(child=serializers.FloatField(), read_only=True,
                                        help_text="FSRS-6 weights in use (empty: defaults)")
 
@@ -95,7 +117,7 @@ class SrsSettingsSerializer(serializers.ModelSerializer):
         model = SrsSettings
         fields = ["desired_retention", "new_cards_per_day", "max_reviews_per_day", "learning_steps",
                   "relearning_steps", "maximum_interval_days", "day_rollover_hour", "time_zone", "fuzzing",
-                  "leech_threshold", "parameters"]
+                  "leech_threshold", "daily_goal", "parameters"]
 
     def validate_time_zone(self, value: str) -> str:
         try:
@@ -172,7 +194,20 @@ class UndoOutputSerializer(CardStateSerializer):
     undone_review_id = serializers.UUIDField()
 
 
-class DueCardSerializer(serializers.Serializer):
+class CardExtrasSerializer(serializers.Serializer):
+    card_id = serializers.IntegerField()
+    flag = serializers.IntegerField(help_text="0 none, 1-7 Anki's flag colours")
+    flag_name = serializers.CharField()
+    note = serializers.CharField(allow_blank=True)
+
+
+class SourceLinkSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="question, term or chapter")
+    title = serializers.CharField()
+    path = serializers.CharField(help_text="A page of this site")
+
+
+class StudyCardSerializer(serializers.Serializer):
     card_id = serializers.IntegerField()
     source_type = serializers.CharField()
     source_id = serializers.IntegerField()
@@ -187,8 +222,26 @@ class DueCardSerializer(serializers.Serializer):
     lapses = serializers.IntegerField()
     leech = serializers.BooleanField()
     source_changed = serializers.BooleanField()
+    flag = serializers.IntegerField()
+    note = serializers.CharField(allow_blank=True)
+    links = SourceLinkSerializer(many=True, help_text="The source question or term and its chapters")
+
+
+class DueCardSerializer(StudyCardSerializer):
     intervals = serializers.DictField(child=serializers.IntegerField(),
                                       help_text="Seconds until due for ratings '1'..'4'")
+
+
+class CramCardSerializer(StudyCardSerializer):
+    retrievability = serializers.FloatField(allow_null=True, help_text="Recall probability now; null: never studied")
+
+
+class CramSerializer(serializers.Serializer):
+    deck = serializers.CharField()
+    title = serializers.CharField()
+    reviewed_cards = serializers.IntegerField(help_text="Studied cards of the deck the weakest were chosen from")
+    new_cards = serializers.IntegerField(help_text="Never-studied cards of the deck (counted with include_new)")
+    cards = CramCardSerializer(many=True, help_text="Weakest first")
 
 
 class DueCountsSerializer(serializers.Serializer):
@@ -197,11 +250,20 @@ class DueCountsSerializer(serializers.Serializer):
     new = serializers.IntegerField()
 
 
+class TodaySerializer(serializers.Serializer):
+    reviews = serializers.IntegerField(help_text="Reviews done today (your day)")
+    again = serializers.IntegerField(help_text="Of them, rated Again")
+    daily_goal = serializers.IntegerField(help_text="Your goal of reviews a day; 0: none")
+    timed_reviews = serializers.IntegerField(help_text="Reviews today with a recorded time")
+    time_ms = serializers.IntegerField(help_text="Their time in all")
+
+
 class DueQueueSerializer(serializers.Serializer):
     now = serializers.DateTimeField()
     day_ends_at = serializers.DateTimeField()
     counts = DueCountsSerializer()
     done_today = serializers.IntegerField()
+    today = TodaySerializer()
     next_learning_due = serializers.DateTimeField(allow_null=True)
     cards = DueCardSerializer(many=True)
 
@@ -227,7 +289,8 @@ class DeckNodeFields(serializers.Serializer):
 
 
 class ChapterDeckNodeSerializer(DeckNodeFields):
-    children = serializers.ListField(child=serializers.DictField(), help_text="Always empty")
+    children = documented_json({"type": "array", "maxItems": 0, "items": {"$ref": "#/components/schemas/ChapterDeckNode"}},
+                               "NoChildren")(help_text="Always empty")
 
 
 class PartDeckNodeSerializer(DeckNodeFields):
@@ -268,7 +331,7 @@ class BrowseRowSerializer(serializers.Serializer):
     leech = serializers.BooleanField()
     retired = serializers.BooleanField()
     buried = serializers.BooleanField()
-    flag = serializers.IntegerField(help_text="0 none, 1-4 a coloured flag")
+    flag = serializers.IntegerField(help_text="0 none, 1-7 Anki's flag colours")
 
 
 class BrowsePageSerializer(serializers.Serializer):
@@ -301,6 +364,8 @@ class CardDetailSerializer(BrowseRowSerializer):
     front_html = serializers.CharField()
     back_html = serializers.CharField()
     decks = CardDeckRefSerializer(many=True)
+    note = serializers.CharField(allow_blank=True)
+    links = SourceLinkSerializer(many=True)
     history = CardReviewEntrySerializer(many=True)
 
 
@@ -334,12 +399,26 @@ class FlashcardStatsSerializer(serializers.Serializer):
     average_retrievability = serializers.FloatField(allow_null=True)
 
 
+class FitScoresSerializer(serializers.Serializer):
+    log_loss = serializers.FloatField()
+    rmse_bins = serializers.FloatField()
+
+
+class OptimizationMetricsSerializer(serializers.Serializer):
+    """optimization.fit's evaluation on the held-out reviews; empty until the job is done."""
+
+    train_items = serializers.IntegerField(required=False)
+    test_items = serializers.IntegerField(required=False)
+    before = FitScoresSerializer(required=False, help_text="Your current parameters")
+    after = FitScoresSerializer(required=False, help_text="The fitted parameters")
+
+
 class OptimizationJobSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     status = serializers.CharField()
     review_count = serializers.IntegerField()
     parameters = serializers.ListField(child=serializers.FloatField())
-    metrics = serializers.DictField()
+    metrics = OptimizationMetricsSerializer()
     error = serializers.CharField()
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)

@@ -16,7 +16,16 @@ from django.utils.dateparse import parse_datetime
 from apps.core.exceptions import Conflict, InvalidInput, NotFound
 from apps.flashcards import scheduling
 from apps.flashcards.content import hidden_deck_slugs
-from apps.flashcards.models import CardState, Deck, ReviewLog, SrsSettings, UndoneReview, UserCard
+from apps.flashcards.models import (
+    NOTE_MAX_CHARS,
+    CardState,
+    Deck,
+    Flag,
+    ReviewLog,
+    SrsSettings,
+    UndoneReview,
+    UserCard,
+)
 
 SNAPSHOT_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses", "suspended",
                    "leech", "buried_until", "source_changed")
@@ -115,11 +124,38 @@ def card_suspend(*, user, card_id: int, suspended: bool) -> UserCard:
 
 
 @transaction.atomic
-def card_bury(*, user, card_id: int, now: datetime) -> UserCard:
+def card_bury(*, user, card_id: int, now: datetime, buried: bool = True) -> UserCard:
+    """Buries the card until the learner's next day starts, or (``buried=False``) shows it again now."""
     user_card = user_card_get(user=user, card_id=card_id, lock=True)
-    user_card.buried_until = day_clock(settings_get(user=user)).today_bounds(now)[1]
+    user_card.buried_until = day_clock(settings_get(user=user)).today_bounds(now)[1] if buried else None
     user_card.save(update_fields=["buried_until"])
     return user_card
+
+
+def card_flag(*, user, card_id: int, flag: int) -> UserCard:
+    """Sets one of Anki's flag colours (1-7) on the learner's card, or clears it (0)."""
+    if flag not in Flag.values:
+        raise InvalidInput(f"A flag is 0 (none) to 7; got {flag}.", field="flag")
+    user_card = user_card_get(user=user, card_id=card_id)
+    user_card.flag = flag
+    user_card.save(update_fields=["flag"])
+    return user_card
+
+
+def card_note_set(*, user, card_id: int, note: str) -> UserCard:
+    """The learner's private note on a card (plain text, shown only to them); an empty note removes it."""
+    note = note.strip()
+    if len(note) > NOTE_MAX_CHARS:
+        raise InvalidInput(f"A note is at most {NOTE_MAX_CHARS} characters.", field="note")
+    user_card = user_card_get(user=user, card_id=card_id)
+    user_card.note = note
+    user_card.save(update_fields=["note"])
+    return user_card
+
+
+def card_extras_body(user_card: UserCard) -> dict:
+    return {"card_id": user_card.card_id, "flag": user_card.flag, "flag_name": Flag(user_card.flag).label,
+            "note": user_card.note}
 
 
 # --- reviews ------------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ urlpatterns = [
     path("flashcards/deck-tree/", views.DeckTreeApi.as_view(), name="flashcards-deck-tree"),
     path("flashcards/decks/<slug:slug>/add/", views.DeckAddApi.as_view(), name="flashcards-deck-add"),
     path("flashcards/due/", views.DueApi.as_view(), name="flashcards-due"),
+    path("flashcards/cram/", views.CramApi.as_view(), name="flashcards-cram"),
     path("flashcards/stats/", views.StatsApi.as_view(), name="flashcards-stats"),
     path("flashcards/export/", views.ExportApi.as_view(), name="flashcards-export"),
     path("flashcards/import/", views.ImportApi.as_view(), name="flashcards-import"),
@@ -43,5 +44,8 @@ urlpatterns = [
     path("flashcards/<flashcard_id:card_id>/suspend/", views.CardSuspendApi.as_view(), name="flashcards-suspend"),
     path("flashcards/<flashcard_id:card_id>/unsuspend/", views.CardUnsuspendApi.as_view(), name="flashcards-unsuspend"),
     path("flashcards/<flashcard_id:card_id>/bury/", views.CardBuryApi.as_view(), name="flashcards-bury"),
+    path("flashcards/<flashcard_id:card_id>/unbury/", views.CardUnburyApi.as_view(), name="flashcards-unbury"),
+    path("flashcards/<flashcard_id:card_id>/flag/", views.CardFlagApi.as_view(), name="flashcards-flag"),
+    path("flashcards/<flashcard_id:card_id>/note/", views.CardNoteApi.as_view(), name="flashcards-note"),
     path("srs/settings/", views.SrsSettingsApi.as_view(), name="srs-settings"),
 ]

@@ -59,6 +59,17 @@ class DueApi(FlashcardApi):
                                             limit=data["limit"], now=timezone.now()))
 
 
+class CramApi(FlashcardApi):
+    @extend_schema(parameters=[s.CramQuerySerializer], responses={200: s.CramSerializer, **ERRORS},
+                   summary="Cram: the weakest cards of a deck (lowest recall now, most lapses); changes no schedule")
+    def get(self, request):
+        query = s.CramQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        return Response(selectors.cram_queue(user=request.user, deck_slug=data["deck"], limit=data["limit"],
+                                             include_new=data["include_new"], now=timezone.now()))
+
+
 class CardBrowseApi(FlashcardApi):
     @extend_schema(parameters=[s.BrowseQuerySerializer], responses={200: s.BrowsePageSerializer, **ERRORS},
                    summary="Search your cards: text, deck, tag, state, due, lapses, difficulty; sorted and paged")
@@ -133,11 +144,37 @@ class CardUnsuspendApi(CardSuspendApi):
 
 
 class CardBuryApi(FlashcardApi):
+    buried = True
+
     @extend_schema(request=None, parameters=[CARD_ID], responses={200: s.CardStateSerializer, **ERRORS},
-                   summary="Hide the card until the next day starts")
+                   summary="Bury: hide the card until the next day starts (unbury: show it again now)")
     def post(self, request, card_id: int):
-        user_card = services.card_bury(user=request.user, card_id=card_id, now=timezone.now())
+        user_card = services.card_bury(user=request.user, card_id=card_id, now=timezone.now(), buried=self.buried)
         return Response(services.card_state_body(user_card))
+
+
+class CardUnburyApi(CardBuryApi):
+    buried = False
+
+
+class CardFlagApi(FlashcardApi):
+    @extend_schema(request=s.FlagInputSerializer, parameters=[CARD_ID], responses={200: s.CardExtrasSerializer, **ERRORS},
+                   summary="Flag your card with one of Anki's colours (1-7) or clear the flag (0)")
+    def post(self, request, card_id: int):
+        data = s.FlagInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user_card = services.card_flag(user=request.user, card_id=card_id, flag=data.validated_data["flag"])
+        return Response(services.card_extras_body(user_card))
+
+
+class CardNoteApi(FlashcardApi):
+    @extend_schema(request=s.NoteInputSerializer, parameters=[CARD_ID], responses={200: s.CardExtrasSerializer, **ERRORS},
+                   summary="Your private note on a card (only you see it)")
+    def put(self, request, card_id: int):
+        data = s.NoteInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user_card = services.card_note_set(user=request.user, card_id=card_id, note=data.validated_data["note"])
+        return Response(services.card_extras_body(user_card))
 
 
 class SrsSettingsApi(FlashcardApi):

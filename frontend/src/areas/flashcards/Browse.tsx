@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import { api, ApiError } from "../../lib/api";
+import { FLAGS } from "./flags";
 
 interface Row {
   card_id: number; source_type: string; front: string; back: string; state: number; state_name: string; due: string;
@@ -11,11 +12,14 @@ interface HistoryEntry {
   review_id: string; reviewed_at: string; rating: number; duration_ms: number | null; state_before: number; state_after: number;
   stability: number | null; difficulty: number | null; due: string | null; retrievability_before: number | null;
 }
-interface Detail extends Row { front_html: string; back_html: string; decks: { slug: string; title: string }[]; history: HistoryEntry[] }
+interface Detail extends Row {
+  front_html: string; back_html: string; decks: { slug: string; title: string }[]; note: string;
+  links: { kind: string; title: string; path: string }[]; history: HistoryEntry[];
+}
 
 const PAGE_SIZE = 50;
 const RATING_NAMES = ["", "Again", "Hard", "Good", "Easy"];
-const EMPTY = { q: "", deck: "", tag: "", state: "", suspended: "", due_before: "", due_after: "", lapses_min: "", difficulty_min: "", difficulty_max: "", sort: "due" };
+const EMPTY = { q: "", deck: "", tag: "", state: "", suspended: "", flag: "", due_before: "", due_after: "", lapses_min: "", difficulty_min: "", difficulty_max: "", sort: "due" };
 type Filters = typeof EMPTY;
 
 function MemoryChart({ history }: { history: HistoryEntry[] }) {
@@ -40,7 +44,10 @@ function CardDetailPanel({ cardId, onClose }: { cardId: number; onClose: () => v
     <aside className="card-detail" data-testid="card-detail" aria-label="Card details">
       <button type="button" onClick={onClose} aria-label="Close details">×</button>
       <div dangerouslySetInnerHTML={{ __html: detail.front_html }} />
-      <p className="muted">{detail.state_name} · {detail.reps} reviews · {detail.lapses} lapses · decks: {detail.decks.map((d) => d.title).join(", ")}</p>
+      <p className="muted">{detail.state_name} · {detail.reps} reviews · {detail.lapses} lapses · decks: {detail.decks.map((d) => d.title).join(", ")}
+        {detail.flag > 0 && ` · ${FLAGS[detail.flag]} flag`}</p>
+      {detail.note && <p className="card-note" data-testid="detail-note"><strong>Your note:</strong> {detail.note}</p>}
+      <p>{detail.links.map((link) => <a key={link.path} href={link.path}>{link.kind === "chapter" ? `Chapter: ${link.title}` : `Open ${link.title.toLowerCase()}`} </a>)}</p>
       <h4>Memory over time (stability, days)</h4>
       <MemoryChart history={detail.history} />
       <table data-testid="review-history">
@@ -119,6 +126,12 @@ export default function Browse() {
             <option value="">any</option><option value="true">yes</option><option value="false">no</option>
           </select>
         </label>
+        <label className="browse-field">Flag
+          <select name="flag" value={form.flag} onChange={(e) => set({ flag: e.target.value })}>
+            <option value="">any</option>
+            {FLAGS.map((name, value) => <option key={name} value={value}>{name}</option>)}
+          </select>
+        </label>
         {input("due_after", "Due after", "date")}
         {input("due_before", "Due before", "date")}
         {input("lapses_min", "Lapses ≥", "number", { min: "0" })}
@@ -156,7 +169,7 @@ export default function Browse() {
                 {data.results.map((row) => (
                   <tr key={row.card_id} data-testid={`browse-row-${row.card_id}`} className={row.suspended ? "muted" : ""}>
                     <td><input type="checkbox" aria-label={`Select card ${row.card_id}`} checked={selected.has(row.card_id)} onChange={() => toggle(row.card_id)} /></td>
-                    <td className="browse-front">{row.front}</td>
+                    <td className="browse-front">{row.flag > 0 && <span className={`badge flag-badge flag-${row.flag}`}>{FLAGS[row.flag]}</span>} {row.front}</td>
                     <td>{row.state_name}{row.suspended ? " · suspended" : ""}{row.buried ? " · buried" : ""}</td>
                     <td>{new Date(row.due).toLocaleDateString()}</td><td>{row.lapses}</td>
                     <td>{row.difficulty?.toFixed(1) ?? "—"}</td>

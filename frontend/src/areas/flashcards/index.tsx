@@ -4,14 +4,19 @@ import { api, ApiError } from "../../lib/api";
 import { useAuth } from "../../lib/auth";
 import { ForecastChart, Heatmap, RetentionChart, type DayCount, type Retention } from "./charts";
 import Browse from "./Browse";
+import { FLAGS } from "./flags";
 import { AnswerKey, QuestionChoices, useQuestionCard } from "./QuestionCard";
 import "./flashcards.css";
 
+interface SourceLink { kind: string; title: string; path: string }
 interface DueCard {
   card_id: number; source_type: string; source_id: number; front: string; back: string; front_html: string; back_html: string; state: number; state_name: string;
-  source_changed: boolean; leech: boolean; intervals: Record<string, number>;
+  source_changed: boolean; leech: boolean; intervals: Record<string, number>; flag: number; note: string; links: SourceLink[]; lapses: number;
 }
-interface DueQueue { counts: { learning: number; review: number; new: number }; done_today: number; next_learning_due: string | null; cards: DueCard[] }
+interface Today { reviews: number; again: number; daily_goal: number; timed_reviews: number; time_ms: number }
+interface DueQueue {
+  counts: { learning: number; review: number; new: number }; done_today: number; today: Today; next_learning_due: string | null; cards: DueCard[];
+}
 interface Stats {
   reviews_per_day: DayCount[]; streak: number; true_retention: Record<string, Retention>; forecast: DayCount[];
   card_counts: Record<string, number>; average_retrievability: number | null;
@@ -19,7 +24,7 @@ interface Stats {
 interface SrsSettings {
   desired_retention: number; new_cards_per_day: number; max_reviews_per_day: number; learning_steps: number[];
   relearning_steps: number[]; maximum_interval_days: number; day_rollover_hour: number; time_zone: string; fuzzing: boolean;
-  leech_threshold: number; parameters: number[];
+  leech_threshold: number; daily_goal: number; parameters: number[];
 }
 
 const RATINGS = [
@@ -79,6 +84,9 @@ function DeckRow({ node, depth, collapsed, toggle, add }: {
             <Link to={`/flashcards/review?deck=${encodeURIComponent(node.slug)}`} aria-label={`Study ${node.title}`}
               className={due ? "" : "muted"}>Study</Link>
           )}{" "}
+          {node.in_collection > 0 && (
+            <Link to={`/flashcards/cram?deck=${encodeURIComponent(node.slug)}`} aria-label={`Cram ${node.title}`}>Cram</Link>
+          )}{" "}
           <button type="button" onClick={() => add(node)} disabled={node.in_collection >= node.total}
             aria-label={`Add ${node.title}`}>Add</button>
         </td>
@@ -130,15 +138,22 @@ function DeckList() {
   );
 }
 
+interface UndoEntry { kind: "review" | "suspend" | "bury"; cardId: number; reviewId?: string; rating?: number; durationMs?: number }
+
+function seconds(ms: number): string { return `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`; }
+
 function Review() {
   const [params] = useSearchParams();
   const deck = params.get("deck") ?? "";
   const [queue, setQueue] = useState<DueQueue | null>(null);
   const [revealed, setRevealed] = useState(false);
-  const [reviewed, setReviewed] = useState(0);
-  const [history, setHistory] = useState<number[]>([]);
+  const [undoStack, setUndoStack] = useState<UndoEntry[]>([]);
+  const [session, setSession] = useState({ reviewed: 0, again: 0, timeMs: 0, lastMs: null as number | null });
   const [error, setError] = useState("");
+  const [message, setMessage] = useState("");
+  const [noteDraft, setNoteDraft] = useState<string | null>(null);
   const [forecast, setForecast] = useState<DayCount[] | null>(null);
+  const shownAt = useRef(Date.now());
 
   const load = useCallback(async () => {
     const query = new URLSearchParams({ limit: "20" });
@@ -146,61 +161,118 @@ function Review() {
     const next = await api<DueQueue>(`/flashcards/due/?${query}`);
     setQueue(next);
     setRevealed(false);
+    setNoteDraft(null);
+    shownAt.current = Date.now();  // the time on a card runs from when it is shown to when it is rated
     if (next.cards.length === 0) setForecast((await api<Stats>("/flashcards/stats/")).forecast);
   }, [deck]);
   useEffect(() => { void load().catch((e: Error) => setError(e.message)); }, [load]);
 
   const card = queue?.cards[0];
   const question = useQuestionCard(card, revealed);
-  // One review or undo at a time: a second key press while one is in flight must not rate the card again.
+  const patchCard = (cardId: number, patch: Partial<DueCard>) =>
+    setQueue((q) => q && { ...q, cards: q.cards.map((c) => (c.card_id === cardId ? { ...c, ...patch } : c)) });
+  // One action at a time: a second key press while one is in flight must not rate (or bury) the card again.
   const busy = useRef(false);
-  const rate = useCallback(async (rating: number) => {
-    if (!card || busy.current) return;
+  const act = useCallback(async (work: () => Promise<void>) => {
+    if (busy.current) return;
     busy.current = true;
-    try {
-      await api(`/flashcards/${card.card_id}/review/`, { method: "POST", body: { rating, review_id: newId() } });
-      await load();
-      setHistory((h) => [...h, card.card_id]);
-      setReviewed((n) => n + 1);
-    } catch (e) { setError(e instanceof ApiError ? e.message : String(e)); }
-    finally { busy.current = false; }
-  }, [card, load]);
-  const undo = useCallback(async () => {
-    const last = history[history.length - 1];
-    if (last === undefined || busy.current) return;
-    busy.current = true;
-    try {
-      await api(`/flashcards/${last}/undo/`, { method: "POST" });
-      await load();
-      setHistory((h) => h.slice(0, -1));
-      setReviewed((n) => Math.max(0, n - 1));
-    } finally { busy.current = false; }
-  }, [history, load]);
+    try { await work(); } catch (e) { setError(e instanceof ApiError ? e.message : String(e)); } finally { busy.current = false; }
+  }, []);
+  const rate = useCallback((rating: number) => act(async () => {
+    if (!card) return;
+    const durationMs = Math.min(Date.now() - shownAt.current, 86_400_000);
+    const reviewId = newId();
+    await api(`/flashcards/${card.card_id}/review/`, { method: "POST", body: { rating, review_id: reviewId, duration_ms: durationMs } });
+    await load();  // the figures change with the next card, not before it
+    setUndoStack((s) => [...s, { kind: "review", cardId: card.card_id, reviewId, rating, durationMs }]);
+    setSession((s) => ({ reviewed: s.reviewed + 1, again: s.again + (rating === 1 ? 1 : 0), timeMs: s.timeMs + durationMs, lastMs: durationMs }));
+    setMessage("");
+  }), [act, card, load]);
+  const hide = useCallback((kind: "suspend" | "bury") => act(async () => {
+    if (!card) return;
+    await api(`/flashcards/${card.card_id}/${kind}/`, { method: "POST" });
+    setUndoStack((s) => [...s, { kind, cardId: card.card_id }]);
+    await load();
+    setMessage(kind === "bury" ? "Buried until tomorrow." : "Suspended.");
+  }), [act, card, load]);
+  const undo = useCallback(() => act(async () => {
+    const last = undoStack[undoStack.length - 1];
+    if (!last) return;
+    await api(`/flashcards/${last.cardId}/${last.kind === "review" ? "undo" : last.kind === "bury" ? "unbury" : "unsuspend"}/`,
+      { method: "POST", body: last.kind === "review" ? { review_id: last.reviewId } : undefined });
+    await load();
+    if (last.kind === "review") {
+      setSession((s) => ({ reviewed: Math.max(0, s.reviewed - 1), again: Math.max(0, s.again - (last.rating === 1 ? 1 : 0)),
+        timeMs: Math.max(0, s.timeMs - (last.durationMs ?? 0)), lastMs: null }));
+    }
+    setUndoStack((s) => s.slice(0, -1));
+    setMessage(`Undone: ${last.kind}.`);
+  }), [act, undoStack, load]);
+  const flag = useCallback((value: number) => act(async () => {
+    if (!card) return;
+    const next = card.flag === value ? 0 : value;  // the same flag again clears it, as in Anki
+    const body = await api<{ flag: number }>(`/flashcards/${card.card_id}/flag/`, { method: "POST", body: { flag: next } });
+    patchCard(card.card_id, { flag: body.flag });
+  }), [act, card]);
+  const saveNote = (event: React.FormEvent) => {
+    event.preventDefault();
+    void act(async () => {
+      if (!card || noteDraft === null) return;
+      const body = await api<{ note: string }>(`/flashcards/${card.card_id}/note/`, { method: "PUT", body: { note: noteDraft } });
+      patchCard(card.card_id, { note: body.note });
+      setNoteDraft(null);
+      setMessage(body.note ? "Note saved." : "Note removed.");
+    });
+  };
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement;
       if (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName)) return;
-      if (event.key === " " && card && !revealed) { event.preventDefault(); setRevealed(true); }
+      const flagKey = /^Digit([0-7])$/.exec(event.code);
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "z") { event.preventDefault(); void undo(); }
+      else if (event.ctrlKey || event.metaKey || event.altKey) return;
+      else if (event.shiftKey && flagKey && card) { event.preventDefault(); void flag(Number(flagKey[1])); }
+      else if (event.key === " " && card && !revealed) { event.preventDefault(); setRevealed(true); }
       else if (revealed && ["1", "2", "3", "4"].includes(event.key)) { event.preventDefault(); void rate(Number(event.key)); }
       else if (event.key === "z") { event.preventDefault(); void undo(); }
+      else if ((event.key === "b" || event.key === "-") && card) { event.preventDefault(); void hide("bury"); }
+      else if (event.key === "s" && card) { event.preventDefault(); void hide("suspend"); }
+      else if (event.key === "n" && card) { event.preventDefault(); setNoteDraft(card.note); }
+      else if (event.key === "o" && card?.links.length) { event.preventDefault(); window.open(card.links[0].path, "_blank", "noopener"); }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [card, revealed, rate, undo]);
+  }, [card, revealed, rate, undo, flag, hide]);
 
   if (error) return <p role="alert" className="error">{error}</p>;
   if (!queue) return <p>Loading…</p>;
   const left = queue.counts.learning + queue.counts.review + queue.counts.new;
-  const total = reviewed + left;
+  const total = session.reviewed + left;
+  const { today } = queue;
   return (
     <section className="review" aria-live="polite">
       <div className="muted" data-testid="queue-progress">
-        Reviewed {reviewed} · left today: {queue.counts.new} new, {queue.counts.learning} learning, {queue.counts.review} due
+        Reviewed {session.reviewed} · left today: {queue.counts.new} new, {queue.counts.learning} learning, {queue.counts.review} due
       </div>
-      <div className="progress" aria-hidden="true"><span style={{ width: `${total ? (100 * reviewed) / total : 100}%` }} /></div>
+      <div className="progress" aria-hidden="true"><span style={{ width: `${total ? (100 * session.reviewed) / total : 100}%` }} /></div>
+      <div className="review-figures" data-testid="session-figures">
+        <span data-testid="daily-goal">
+          {today.daily_goal ? <>Today {today.reviews} / {today.daily_goal}{today.reviews >= today.daily_goal ? " — goal reached ✓" : ""}</> : <>Today {today.reviews} reviews</>}
+        </span>
+        {today.daily_goal > 0 && <progress max={today.daily_goal} value={Math.min(today.reviews, today.daily_goal)} aria-label="Daily goal" />}
+        <span data-testid="again-count">Again this session: {session.again}</span>
+        <span data-testid="card-time">
+          {session.lastMs !== null ? `Last card ${seconds(session.lastMs)}` : "Last card —"}
+          {session.reviewed > 0 && ` · ${seconds(session.timeMs / session.reviewed)} a card this session`}
+          {today.timed_reviews > 0 && ` · ${seconds(today.time_ms / today.timed_reviews)} a card today`}
+        </span>
+      </div>
+      {message && <p role="status">{message}</p>}
       {card ? (
-        <article className="flashcard" data-testid="flashcard" data-kind={question.question?.kind ?? card.source_type}>
+        <article className={`flashcard${card.flag ? ` flagged flag-${card.flag}` : ""}`} data-testid="flashcard" data-card-id={card.card_id}
+          data-kind={question.question?.kind ?? card.source_type}>
+          {card.flag > 0 && <span className={`badge flag-badge flag-${card.flag}`} data-testid="card-flag">{FLAGS[card.flag]} flag</span>}
           {card.source_changed && <span className="badge">updated</span>}
           {card.leech && <span className="badge">leech</span>}
           <div className="front" data-testid="card-front">
@@ -225,6 +297,30 @@ function Review() {
           ) : (
             <button type="button" className="primary" onClick={() => setRevealed(true)}>Show answer <kbd>Space</kbd></button>
           )}
+          {card.note && noteDraft === null && <p className="card-note" data-testid="card-note"><strong>Your note:</strong> {card.note}</p>}
+          {noteDraft !== null && (
+            <form className="note-form" onSubmit={saveNote}>
+              <label htmlFor="card-note">Your private note</label>
+              <textarea id="card-note" value={noteDraft} maxLength={2000} rows={3} autoFocus
+                onChange={(e) => setNoteDraft(e.target.value)} onKeyDown={(e) => { if (e.key === "Escape") setNoteDraft(null); }} />
+              <button type="submit">Save note</button> <button type="button" onClick={() => setNoteDraft(null)}>Cancel</button>
+            </form>
+          )}
+          <div className="card-actions" aria-label="Card actions">
+            <button type="button" onClick={() => void hide("bury")}>Bury <kbd>b</kbd></button>
+            <button type="button" onClick={() => void hide("suspend")}>Suspend <kbd>s</kbd></button>
+            <button type="button" onClick={() => setNoteDraft(card.note)}>Note <kbd>n</kbd></button>
+            <label>Flag <kbd>Shift+1–7</kbd>{" "}
+              <select aria-label="Flag" value={card.flag} onChange={(e) => void flag(Number(e.target.value))}>
+                {FLAGS.map((name, value) => <option key={name} value={value}>{name}</option>)}
+              </select>
+            </label>
+            {card.links.map((link, index) => (
+              <a key={link.path} href={link.path} target="_blank" rel="noopener" data-testid="source-link">
+                {link.kind === "chapter" ? `Chapter: ${link.title}` : `Open ${link.title.toLowerCase()}`}{index === 0 && <> <kbd>o</kbd></>}
+              </a>
+            ))}
+          </div>
         </article>
       ) : (
         <div data-testid="done-for-today">
@@ -233,7 +329,89 @@ function Review() {
           {forecast && <><h3>Coming up</h3><ForecastChart data={forecast} /></>}
         </div>
       )}
-      <p className="muted">Keys: Space reveal · 1–4 rate · z undo{history.length ? "" : " (nothing to undo)"}</p>
+      <p className="muted" data-testid="shortcuts">
+        Keys: Space reveal · 1–4 rate · z or Ctrl+Z undo{undoStack.length ? "" : " (nothing to undo)"} · b bury · s suspend ·
+        Shift+1–7 flag (Shift+0 clears) · n note · o open the source
+      </p>
+    </section>
+  );
+}
+
+interface CramCard extends Omit<DueCard, "intervals"> { retrievability: number | null }
+interface CramQueue { deck: string; title: string; reviewed_cards: number; new_cards: number; cards: CramCard[] }
+
+/** Cram before the interview: the deck's weakest cards, again and again until each is known; nothing is sent back,
+ * so the schedule stays as it was. */
+function Cram() {
+  const [params] = useSearchParams();
+  const deck = params.get("deck") || "all";
+  const [includeNew, setIncludeNew] = useState(false);
+  const [data, setData] = useState<CramQueue | null>(null);
+  const [pile, setPile] = useState<CramCard[]>([]);
+  const [revealed, setRevealed] = useState(false);
+  const [tally, setTally] = useState({ known: 0, again: 0 });
+  const [error, setError] = useState("");
+  useEffect(() => {
+    const query = new URLSearchParams({ deck, limit: "20", include_new: String(includeNew) });
+    api<CramQueue>(`/flashcards/cram/?${query}`)
+      .then((next) => { setData(next); setPile(next.cards); setRevealed(false); setTally({ known: 0, again: 0 }); })
+      .catch((e: Error) => setError(e.message));
+  }, [deck, includeNew]);
+  const card = pile[0];
+  const answer = useCallback((known: boolean) => {
+    if (!card) return;
+    setPile((p) => (known ? p.slice(1) : [...p.slice(1), p[0]]));  // not known: back of the pile
+    setTally((t) => (known ? { ...t, known: t.known + 1 } : { ...t, again: t.again + 1 }));
+    setRevealed(false);
+  }, [card]);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (["INPUT", "TEXTAREA", "SELECT"].includes((event.target as HTMLElement).tagName) || event.ctrlKey || event.metaKey) return;
+      if (event.key === " " && card && !revealed) { event.preventDefault(); setRevealed(true); }
+      else if (revealed && event.key === "1") { event.preventDefault(); answer(false); }
+      else if (revealed && event.key === "3") { event.preventDefault(); answer(true); }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [card, revealed, answer]);
+  if (error) return <p role="alert" className="error">{error}</p>;
+  if (!data) return <p>Loading…</p>;
+  return (
+    <section className="review cram">
+      <h2>Cram: {data.title}</h2>
+      <p className="muted" data-testid="cram-summary">
+        The {data.cards.length} weakest of {data.reviewed_cards} studied cards{includeNew ? ` (and ${data.new_cards} new)` : ""}, lowest recall first.
+        Cramming does not change your schedule.
+      </p>
+      <label><input type="checkbox" checked={includeNew} onChange={(e) => setIncludeNew(e.target.checked)} /> Include new cards</label>
+      <div className="review-figures" data-testid="cram-progress">Known {tally.known} · again {tally.again} · {pile.length} left</div>
+      {card ? (
+        <article className="flashcard" data-testid="cram-card" data-card-id={card.card_id}>
+          <span className="badge" data-testid="cram-recall">
+            {card.retrievability === null ? "new" : `recall now ${Math.round(card.retrievability * 100)}%`} · {card.lapses} lapses
+          </span>
+          <div className="front"><CardText html={card.front_html} text={card.front} /></div>
+          {revealed ? (
+            <>
+              <hr />
+              <div className="back"><CardText html={card.back_html} text={card.back} /></div>
+              {card.note && <p className="card-note"><strong>Your note:</strong> {card.note}</p>}
+              <div className="rating-buttons">
+                <button type="button" onClick={() => answer(false)}><kbd>1</kbd> Again</button>
+                <button type="button" onClick={() => answer(true)}><kbd>3</kbd> Got it</button>
+              </div>
+            </>
+          ) : (
+            <button type="button" className="primary" onClick={() => setRevealed(true)}>Show answer <kbd>Space</kbd></button>
+          )}
+          <div className="card-actions">
+            {card.links.map((link) => <a key={link.path} href={link.path} target="_blank" rel="noopener">{link.kind === "chapter" ? `Chapter: ${link.title}` : `Open ${link.title.toLowerCase()}`}</a>)}
+          </div>
+        </article>
+      ) : (
+        <p data-testid="cram-done">{data.cards.length ? "All known. Good luck in the interview!" : "No studied cards in this deck yet."}</p>
+      )}
+      <p className="muted">Keys: Space reveal · 1 again (back of the pile) · 3 got it</p>
     </section>
   );
 }
@@ -303,6 +481,7 @@ function SettingsPage() {
       {field("day_rollover_hour", "Next day starts at (hour)", num("day_rollover_hour"))}
       {field("time_zone", "Time zone", <input id="srs-time_zone" value={form.time_zone} onChange={(e) => set({ time_zone: e.target.value })} />)}
       {field("leech_threshold", "Leech after lapses", num("leech_threshold"))}
+      {field("daily_goal", "Daily goal (reviews a day, 0 for none)", num("daily_goal"))}
       <label><input type="checkbox" checked={form.fuzzing} onChange={(e) => set({ fuzzing: e.target.checked })} /> Fuzz intervals</label>
       <p className="muted">FSRS parameters: {form.parameters.length ? "optimized for you" : "defaults"}.</p>
       <button type="submit" className="primary">Save</button>
@@ -323,13 +502,14 @@ export default function FlashcardsArea() {
       <h1>Flashcards</h1>
       <nav aria-label="Flashcards" className="subnav">
         <NavLink to="/flashcards" end>Decks</NavLink> · <NavLink to="/flashcards/review">Review</NavLink> ·{" "}
-        <NavLink to="/flashcards/browse">Browse</NavLink> ·{" "}
+        <NavLink to="/flashcards/browse">Browse</NavLink> · <NavLink to="/flashcards/cram">Cram</NavLink> ·{" "}
         <NavLink to="/flashcards/stats">Stats</NavLink> · <NavLink to="/flashcards/settings">Settings</NavLink>
       </nav>
       <Routes>
         <Route index element={<DeckList />} />
         <Route path="review" element={<Review />} />
         <Route path="browse" element={<Browse />} />
+        <Route path="cram" element={<Cram />} />
         <Route path="stats" element={<StatsPage />} />
         <Route path="settings" element={<SettingsPage />} />
       </Routes>
