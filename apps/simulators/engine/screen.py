@@ -147,6 +147,14 @@ def _kv_blocks(setups: list[ServingSetup]) -> np.ndarray:
     return blocks
 
 
+def _refusal(check) -> str | None:
+    try:
+        check()
+    except SimulationError as exc:
+        return f"{exc.field}: {exc.message}"
+    return None
+
+
 def _screen_group(res: Screen, model: ModelSpec, gpu: GPUSpec, tp: int, wdt: str, kvdt: str, points: list[dict],
                   idx: np.ndarray, ws: WorkloadStats, w: Workload) -> None:
     setups = [ServingSetup(model, gpu, **{k: p[k] for k in SETUP_KNOBS if k in p}) for p in points]
@@ -156,17 +164,16 @@ def _screen_group(res: Screen, model: ModelSpec, gpu: GPUSpec, tp: int, wdt: str
     unchunked_budget = np.array([np.inf if s.chunked_prefill else s.max_num_batched_tokens for s in setups])
     ok = (blocks >= 1) & (longest <= blocks * block_tokens) & (longest <= unchunked_budget) & \
         (longest <= model.max_position_embeddings)
-    refused: dict = {}
+    no_room: dict = {}
     for j in np.nonzero(~ok)[0]:  # the engine's own checks decide and word the reason
         s = setups[j]
-        if s not in refused:
-            try:
-                check_fits(s, w, kv_blocks(s))
-                refused[s] = None
-            except SimulationError as exc:
-                refused[s] = f"{exc.field}: {exc.message}"
-        res.error[idx[j]] = refused[s]
-        ok[j] = refused[s] is None
+        if blocks[j] < 1:  # kv_blocks refuses (TP, weights): the same words for the whole group
+            if s.gpu_memory_utilization not in no_room:
+                no_room[s.gpu_memory_utilization] = _refusal(lambda s=s: kv_blocks(s))
+            res.error[idx[j]] = no_room[s.gpu_memory_utilization]
+        else:
+            res.error[idx[j]] = _refusal(lambda j=j, s=s: check_fits(s, w, int(blocks[j])))
+        ok[j] = res.error[idx[j]] is None
     if not ok.any():
         return
     idx, points, blocks = idx[ok], [p for p, k in zip(points, ok, strict=True) if k], blocks[ok]
