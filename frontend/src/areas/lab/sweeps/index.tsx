@@ -9,8 +9,14 @@ interface Job {
   id: string; status: string; progress: number; total_points: number; done_points: number; error: string; created_at: string;
 }
 interface Point { index: number; params: Record<string, unknown>; metrics: Record<string, any>; meets_slo: boolean }
+// Stage one of a two-stage sweep (sweeps.sweep_screen); {mode: "exhaustive"} when every point is simulated.
+interface Screen {
+  mode: "two_stage" | "exhaustive"; grid_points: number; simulated: number; feasible?: number; meets_slo?: number;
+  seconds?: number; agreement?: { simulated: number; same_verdict: number; engine_meets_slo: number; screen_meets_slo: number };
+}
 interface JobDetail extends Job {
   results: Point[];
+  screen: Screen;
   pareto: { index: number; usd_per_million_tokens: number; ttft_p99_s: number }[];
   recommendation: null | { index: number; command: string; reason: string; params: Record<string, unknown>; replicas: number; router: string };
 }
@@ -44,6 +50,7 @@ function SweepBuilder() {
   const navigate = useNavigate();
   const [grid, setGrid] = useState<Record<string, string>>(Object.fromEntries(GRID_FIELDS.map((f) => [f.key, f.initial])));
   const [base, setBase] = useState({ model: "llama-3.1-8b", rate: "10", num_requests: "200", prompt: "512", output: "128", ttft: "1", tpot: "0.1" });
+  const [mode, setMode] = useState<"two_stage" | "exhaustive">("two_stage");
   const [error, setError] = useState<ApiError | null>(null);
   const [jobs, setJobs] = useState<Job[]>([]);
   const { user, loading } = useAuth();
@@ -73,7 +80,7 @@ function SweepBuilder() {
       if (values.length) g[f.key] = values;
     }
     const body = {
-      model: base.model, gpu: "h100-sxm", grid: g,
+      model: base.model, gpu: "h100-sxm", grid: g, mode,
       slo: { ttft_s: Number(base.ttft), tpot_s: Number(base.tpot) },
       workload: { arrival_rate_per_s: Number(base.rate), num_requests: Number(base.num_requests),
         prompt_tokens: Number(base.prompt), output_tokens: Number(base.output) },
@@ -95,8 +102,10 @@ function SweepBuilder() {
   return (
     <section>
       <h1>Configuration sweep</h1>
-      <p className="muted">Every combination of the listed values is simulated on the background workers; the cheapest
-        configuration meeting the SLO (p99 TTFT and p99 TPOT) is recommended.</p>
+      <p className="muted">Every combination of the listed values is priced by the closed-form models in milliseconds;
+        the discrete-event engine then simulates the candidates near their cost–latency frontier on the background
+        workers (or every combination, exhaustively), and the cheapest simulated configuration meeting the SLO (p99 TTFT
+        and p99 TPOT) is recommended.</p>
       <form onSubmit={submit} style={{ display: "grid", gridTemplateColumns: "repeat(auto-fill, minmax(14rem, 1fr))", gap: "0.6rem" }}>
         {baseField("model", "Model")}
         {baseField("rate", "Arrival rate (req/s)")}
@@ -111,6 +120,12 @@ function SweepBuilder() {
             {error?.fieldMessage(`grid.${f.key}`) && <span role="alert">{error.fieldMessage(`grid.${f.key}`)}</span>}
           </label>
         ))}
+        <label className="field">Search
+          <select value={mode} onChange={(e) => setMode(e.target.value as "two_stage" | "exhaustive")}>
+            <option value="two_stage">Two-stage: screen all, simulate the candidates</option>
+            <option value="exhaustive">Exhaustive: simulate every point</option>
+          </select>
+        </label>
         <p>{points.toLocaleString()} points</p>
         <button type="submit">Run sweep</button>
       </form>
@@ -139,6 +154,8 @@ const COLUMNS: { key: string; label: string; get: (p: Point) => number | string 
   { key: "tpot", label: "p99 TPOT (ms)", get: (p) => (p.metrics.feasible ? p.metrics.tpot_s.p99 * 1000 : Infinity) },
   { key: "tps", label: "tokens/s", get: (p) => (p.metrics.feasible ? p.metrics.output_tokens_per_s : 0) },
   { key: "cost", label: "$ / M tokens", get: (p) => (p.metrics.feasible ? p.metrics.usd_per_million_tokens : Infinity) },
+  { key: "screen_ttft", label: "Screen p99 TTFT (ms)", get: (p) => (p.metrics.screen?.feasible ? p.metrics.screen.ttft_p99_s * 1000 : Infinity) },
+  { key: "screen_cost", label: "Screen $ / M", get: (p) => (p.metrics.screen?.feasible ? p.metrics.screen.usd_per_million_tokens : Infinity) },
   { key: "slo", label: "Meets SLO", get: (p) => (p.meets_slo ? "yes" : p.metrics.feasible ? "no" : "infeasible") },
 ];
 
@@ -195,7 +212,16 @@ function SweepJobPage() {
       <div className="progress" role="progressbar" aria-label="Sweep progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(job.progress * 100)}>
         <div style={{ width: `${job.progress * 100}%`, height: "100%", background: "var(--c-tokens)" }} />
       </div>
-      <p data-testid="sweep-progress">{job.done_points} / {job.total_points} points ({Math.round(job.progress * 100)} %)</p>
+      <p data-testid="sweep-progress">{job.done_points} / {job.total_points} points simulated ({Math.round(job.progress * 100)} %)</p>
+      {job.screen?.mode === "two_stage" && (
+        <p data-testid="sweep-screen">
+          The closed-form screen priced all {job.screen.grid_points.toLocaleString()} points in {job.screen.seconds} s
+          ({job.screen.feasible?.toLocaleString()} fit, {job.screen.meets_slo?.toLocaleString()} meet the SLO by its
+          estimate); the engine simulates the {job.screen.simulated} nearest its frontier, and the frontier and
+          recommendation come from the engine.
+          {job.screen.agreement && ` Screen and engine gave the same SLO verdict on ${job.screen.agreement.same_verdict} of ${job.screen.agreement.simulated}.`}
+        </p>
+      )}
       {active && <button type="button" onClick={cancel}>Cancel sweep</button>}
       {job.error && <p role="alert">{job.error}</p>}
       {job.recommendation && (
