@@ -29,9 +29,9 @@ EXPORTERS = [
     "apps.simulators.export.export_catalog",
 ]
 
-# Reference lists kept in fixtures/ that are not database content (the tests read them; the loader does not):
-# copied through unchanged, so that an export still writes the whole of fixtures/.
-REFERENCE_FILES = ("vllm-flags.yaml",)
+# Reference lists kept in fixtures/ that are not database content (the tests and benchmarks read them; the loader
+# does not): copied through unchanged, so that an export still writes the whole of fixtures/.
+REFERENCE_FILES = ("vllm-flags.yaml", "serving-measurements.yaml")
 
 
 class _Dumper(yaml.SafeDumper):

@@ -1,0 +1,183 @@
+"""Efficiency priors fitted to published measurements, scored leave-one-out.
+
+Ground truth: fixtures/serving-measurements.yaml (TensorRT-LLM's published throughput tables: offline maximum-load
+runs, all requests queued at once, fixed input/output lengths; each setup with its source URL pinned to a commit).
+
+Our prediction of such a run, per setup (model, GPU, TP, weight and KV dtypes) and row (ISL, OSL):
+* batch b = the sequences the KV cache holds at the mean context ISL + OSL/2 (paged: requests sit at every stage of
+  their decode), from memory.fit with 95 % of the memory (the tables' KV fraction), at most 2,048;
+* decode step t_d = roofline.step_time at batch b, context ISL + OSL/2; prefill cost per token c_p = one step of
+  ⌊8,192 / ISL⌋ prompts (at least one) divided by its tokens (the 8,192-token budget);
+* in steady state the engine spends R · ISL · c_p of each second on prefill and the rest on decode steps of b
+  tokens, so output tokens/s = OSL · b / (OSL · t_d + b · ISL · c_p).
+Each step time is max(FLOPs / (peak · MFU), weight and activation bytes / (BW · MBU) + KV bytes / (BW · KV-BU))
++ communication + overhead (roofline.step_time's terms), so the factors are the phases': MFU rules prefill
+(compute-bound); MBU (weight streaming, GEMMs) and KV-BU (the attention kernels' KV reads) rule decode.
+
+Fit: per GPU family (Hopper: H100, H200; Blackwell: B200), the (MFU, MBU, KV-BU) triple minimising the squared log
+error over its training rows (grid search, MFU 0.20-0.90, MBU and KV-BU 0.25-1.00). Leave-one-out: each row is
+predicted by a fit on the other rows of its family (other lengths of the same setup stay in training); its low/high
+are the expected value × the 5th / 95th percentile of the training rows' measured/predicted ratios. Printed: one line per row (setup, measured, low / expected / high, inside?), the summary
+line (share inside, median high/low width, geometric-mean ratio), today's hand-set priors scored the same way, and
+the GPU ratios measured vs predicted.
+Run: .venv/bin/python benchmarks/calibration.py
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from apps.simulators.modeling import load_gpus, load_models, step_time  # noqa: E402
+from apps.simulators.modeling.memory import fit  # noqa: E402
+from apps.simulators.modeling.roofline import PRIORS  # noqa: E402
+
+FAMILY = {"h100-sxm": "hopper", "h200": "hopper", "b200": "blackwell"}
+MAX_BATCH = 2048
+TOKEN_BUDGET = 8192
+MEMORY_SHARE = 0.95  # the tables' runs: "--kv_cache_free_gpu_mem_fraction 0.95 ... fall back to 0.90" if out of memory
+MFU_GRID = np.round(np.arange(0.20, 0.901, 0.025), 3)
+MBU_GRID = np.round(np.arange(0.25, 1.001, 0.025), 3)
+COVER = (5, 95)  # percentiles of the training ratios that make the range
+
+
+@dataclass
+class Row:
+    setup: str
+    family: str
+    isl: int
+    osl: int
+    measured: float
+    # per-step pieces at the roofline's expected priors: compute and memory seconds at MFU = MBU = 1, plus the rest
+    dec: tuple
+    pre: tuple
+    batch: float
+    pre_tokens: float
+
+
+def _pieces(r) -> tuple:
+    """(seconds at MFU 1, seconds at MBU 1 for the weights and activations, the same for the KV cache,
+    communication + overhead seconds) of a step."""
+    memory = float(r.memory_time_s) * PRIORS.mbu.expected
+    kv_share = float(r.kv_bytes_per_gpu) / float(r.bytes_per_gpu)
+    return (float(r.compute_time_s) * PRIORS.mfu.expected, memory * (1 - kv_share), memory * kv_share,
+            float(r.communication_time_s) + float(r.overhead_time_s))
+
+
+def load_rows() -> list[Row]:
+    models, gpus = load_models(), load_gpus()
+    rows = []
+    for s in yaml.safe_load((ROOT / "fixtures" / "serving-measurements.yaml").read_text()):
+        m, g = models[s["model"]], gpus[s["gpu"]]
+        common = dict(tp=s["tensor_parallel"], weight_dtype=s["weight_dtype"], kv_dtype=s["kv_dtype"])
+        for isl, osl, measured in s["results"]:
+            ctx = isl + osl / 2
+            mem = fit(m, g, context_tokens=ctx, gpu_memory_utilization=MEMORY_SHARE, max_num_batched_tokens=TOKEN_BUDGET,
+                      **common)
+            b = float(min(MAX_BATCH, max(1.0, float(mem.max_concurrent_sequences))))
+            prompts = max(1, TOKEN_BUDGET // isl)
+            rows.append(Row(s["setup"], FAMILY[s["gpu"]], isl, osl, float(measured),
+                            _pieces(step_time(m, g, batch=b, context_tokens=ctx, **common)),
+                            _pieces(step_time(m, g, batch=prompts, context_tokens=0, new_tokens=isl, **common)),
+                            b, float(prompts * isl)))
+    return rows
+
+
+def _step(piece: tuple, mfu, mbu, kvbu):
+    return np.maximum(piece[0] / mfu, piece[1] / mbu + piece[2] / kvbu) + piece[3]
+
+
+def predict(rows: list[Row], mfu, mbu, kvbu=None) -> np.ndarray:
+    """Output tokens/s of each row at efficiency factors mfu, mbu (weights) and kvbu (KV cache; mbu when None),
+    scalars or broadcastable arrays."""
+    kvbu = mbu if kvbu is None else kvbu
+    out = []
+    for r in rows:
+        t_d = _step(r.dec, mfu, mbu, kvbu)
+        c_p = _step(r.pre, mfu, mbu, kvbu) / r.pre_tokens
+        out.append(r.osl * r.batch / (r.osl * t_d + r.batch * r.isl * c_p))
+    return np.array(out)
+
+
+def fit_family(rows: list[Row]) -> tuple[tuple, np.ndarray]:
+    """(MFU, MBU, KV-BU) minimising Σ log² (measured / predicted), and the training ratios there."""
+    grid = np.meshgrid(MFU_GRID, MBU_GRID, MBU_GRID, indexing="ij")
+    pred = predict(rows, *grid)  # rows × MFU × MBU × KV-BU
+    err = (np.log(np.array([r.measured for r in rows]))[:, None, None, None] - np.log(pred)) ** 2
+    at = np.unravel_index(np.argmin(err.sum(axis=0)), grid[0].shape)
+    best = tuple(float(g[at]) for g in grid)
+    ratios = np.array([r.measured for r in rows]) / predict(rows, *best)
+    return best, ratios
+
+
+def leave_one_out(rows: list[Row]) -> list[tuple]:
+    results = []
+    for k, r in enumerate(rows):
+        train = [x for i, x in enumerate(rows) if i != k and x.family == r.family]
+        best, ratios = fit_family(train)
+        expected = float(predict([r], *best)[0])
+        lo, hi = (expected * float(np.percentile(ratios, q)) for q in COVER)
+        results.append((r, lo, expected, hi))
+    return results
+
+
+def today(rows: list[Row]) -> list[tuple]:
+    """The hand-set priors: expected, and the optimistic / pessimistic ends of MFU and MBU together."""
+    p = PRIORS
+    return [(r, float(predict([r], p.mfu.low, p.mbu.low)[0]), float(predict([r], p.mfu.expected, p.mbu.expected)[0]),
+             float(predict([r], p.mfu.high, p.mbu.high)[0])) for r in rows]
+
+
+def summary(results: list[tuple], label: str) -> None:
+    inside = [lo <= r.measured <= hi for r, lo, _, hi in results]
+    width = float(np.median([hi / lo for _, lo, _, hi in results]))
+    gmean = math.exp(float(np.mean([math.log(r.measured / e) for r, _, e, _ in results])))
+    print(f"{label}: {sum(inside)}/{len(inside)} measurements inside ({100 * sum(inside) / len(inside):.0f} %; "
+          f"target >= 80 %), median range high/low {width:.2f}x (target <= 1.7x), geometric-mean measured/expected "
+          f"{gmean:.2f}")
+
+
+def ratios(rows: list[Row], results: list[tuple]) -> None:
+    expected = {(r.setup, r.isl, r.osl): e for r, _, e, _ in results}
+    measured = {(r.setup, r.isl, r.osl): r.measured for r in rows}
+    for a, b, what in (("llama-3.1-8b-fp8-h200-tp1", "llama-3.1-8b-fp8-h100-tp1", "H200/H100, Llama 3.1 8B FP8 TP1"),
+                       ("llama-3.3-70b-fp4-b200-tp1", "llama-3.3-70b-fp8-h200-tp1",
+                        "B200 FP4/H200 FP8, Llama 3.3 70B TP1")):
+        keys = [(isl, osl) for (s, isl, osl) in measured if s == a]
+        meas = [measured[(a, *k)] / measured[(b, *k)] for k in keys]
+        pred = [expected[(a, *k)] / expected[(b, *k)] for k in keys]
+        print(f"{what}: measured {min(meas):.2f}-{max(meas):.2f} (geometric mean "
+              f"{math.exp(np.mean(np.log(meas))):.2f}), predicted {min(pred):.2f}-{max(pred):.2f} (geometric mean "
+              f"{math.exp(np.mean(np.log(pred))):.2f})")
+
+
+def main() -> None:
+    rows = load_rows()
+    loo = leave_one_out(rows)
+    print(f"{'setup':<30} {'ISL/OSL':>11} {'measured':>9} {'low':>9} {'expected':>9} {'high':>9}  inside?")
+    for r, lo, e, hi in loo:
+        print(f"{r.setup:<30} {f'{r.isl}/{r.osl}':>11} {r.measured:>9,.0f} {lo:>9,.0f} {e:>9,.0f} {hi:>9,.0f}  "
+              f"{'yes' if lo <= r.measured <= hi else 'no'}")
+    for family in sorted({r.family for r in rows}):
+        (mfu, mbu, kvbu), _ = fit_family([r for r in rows if r.family == family])
+        print(f"fitted on all {family} rows: MFU {mfu:.3f} (prefill), MBU {mbu:.3f} for weights and {kvbu:.3f} for "
+              "the KV cache (decode)")
+    summary(loo, "leave-one-out, fitted per GPU family and phase")
+    summary(today(rows), f"today's priors (MFU {PRIORS.mfu.low}-{PRIORS.mfu.high}, MBU {PRIORS.mbu.low}-"
+                         f"{PRIORS.mbu.high})")
+    print("GPU ratios (leave-one-out expected values):")
+    ratios(rows, loo)
+    print("GPU ratios (today's expected priors):")
+    ratios(rows, today(rows))
+
+
+if __name__ == "__main__":
+    main()

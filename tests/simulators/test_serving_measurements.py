@@ -1,0 +1,23 @@
+"""fixtures/serving-measurements.yaml, the ground truth of benchmarks/calibration.py: every setup names a catalog model
+and GPU, a deployment the models accept, a source pinned to a commit, and sane rows."""
+
+import yaml
+
+from apps.core.content import FIXTURES_DIR
+from apps.simulators.modeling import load_gpus, load_models
+from apps.simulators.modeling.memory import tp_is_valid
+from apps.simulators.modeling.specs import DTYPE_BYTES
+
+
+def test_every_measurement_is_traceable_and_runs_on_the_catalog():
+    models, gpus = load_models(), load_gpus()
+    setups = yaml.safe_load((FIXTURES_DIR / "serving-measurements.yaml").read_text())
+    assert len({s["setup"] for s in setups}) == len(setups) >= 8
+    for s in setups:
+        assert s["model"] in models and s["gpu"] in gpus, s["setup"]
+        assert tp_is_valid(models[s["model"]], s["tensor_parallel"]), s["setup"]
+        assert s["weight_dtype"] in DTYPE_BYTES and s["kv_dtype"] in DTYPE_BYTES, s["setup"]
+        assert s["source"].startswith("https://github.com/") and "/blob/" in s["source"], s["setup"]
+        rows = s["results"]
+        assert len({(isl, osl) for isl, osl, _ in rows}) == len(rows) > 0, s["setup"]
+        assert all(isinstance(v, int) and v > 0 for row in rows for v in row), s["setup"]
