@@ -83,3 +83,14 @@ def test_api_fp4_on_b200_and_the_400_elsewhere(api_client):
         "model": "llama-3.1-8b", "gpu": "l40s", "weight_dtype": "fp4",
         "workload": {"num_requests": 5, "prompt_tokens": 100, "output_tokens": 5}}, format="json")
     assert r.status_code == 400 and "weight_dtype" in r.json()["fields"]
+
+
+@pytest.mark.django_db
+def test_serve_config_for_fp4_reads_a_prequantized_checkpoint_and_needs_fp4_units(api_client):
+    load_real_catalog()
+    body = {"model": "llama-3.1-70b", "workload": {"prompt_tokens": 2000, "output_tokens": 500}, "weight_dtype": "fp4"}
+    d = post(api_client, "serve-config", {**body, "gpu": "b200"})
+    # 42.7e9 B of NVFP4 weights fit one B200: no --quantization flag, the NVFP4 checkpoint carries its config
+    assert d["tensor_parallel"] == 1 and "--quantization" not in d["command"] and "NVFP4" in str(d["flags"])
+    for extra in ({"gpu": "h200"}, {"gpu": "h200", "tensor_parallel": 1}):
+        assert "weight_dtype" in post(api_client, "serve-config", {**body, **extra}, 400)["fields"]

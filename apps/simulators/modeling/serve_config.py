@@ -46,6 +46,7 @@ def vllm_serve_config(
 ) -> ServeConfig:
     """Build the command line, explained flags and a Deployment YAML string."""
     _validate(model, tp, max_model_len, gpu_memory_utilization, weight_dtype, kv_dtype, max_num_seqs, port)
+    gpu.peak_flops(weight_dtype)  # refuses fp4 on a GPU without FP4 tensor cores
     flags = _flags(model, tp, max_model_len, gpu_memory_utilization, weight_dtype, kv_dtype,
                    max_num_seqs, max_num_batched_tokens, enable_prefix_caching, port)
     args = ["vllm", "serve", model.hf_id]
@@ -95,9 +96,9 @@ def _flags(model, tp, max_len, util, weight_dtype, kv_dtype, max_seqs, max_batch
     if quant:
         flags.append({"flag": "--quantization", "value": quant,
                       "why": "quantize BF16 weights to FP8 at load time (halves weight memory and bytes per step)"})
-    elif weight_dtype in ("int8", "int4", "mxfp4"):
+    elif weight_dtype in ("int8", "int4", "mxfp4", "fp4"):
         flags.append({"flag": "--dtype", "value": "auto",
-                      "why": f"{weight_dtype} needs a pre-quantized checkpoint (e.g. AWQ/GPTQ/MXFP4); vLLM reads its "
+                      "why": f"{weight_dtype} needs a pre-quantized checkpoint (e.g. AWQ/GPTQ/MXFP4/NVFP4); vLLM reads its "
                              "quantization_config, so point the model id at that checkpoint"})
     if kv_dtype == "fp8":
         flags.append({"flag": "--kv-cache-dtype", "value": "fp8",
