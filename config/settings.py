@@ -242,6 +242,8 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "apps.core.schema.add_error_responses"],
     "ENUM_NAME_OVERRIDES": {
         "QuestionKindEnum": "apps.quiz.models.Kind",
+        "InvestigationGameEnum": "apps.quiz.models.Game",
+        "EvidenceKindEnum": "apps.quiz.models.EvidenceKind",
         "ContentStatusEnum": "apps.core.models.Status",
         "ProgressStatusEnum": "apps.courses.models.ProgressStatus",
         "SweepStatusEnum": "apps.simulators.models.SweepStatus",

@@ -266,8 +266,8 @@ class NumberToMemorizeAdmin(ContentAdmin):
 
 @admin.register(DiagnosisScenario)
 class DiagnosisScenarioAdmin(ContentAdmin):
-    list_display = ["slug", "answer", "status", "updated_at"]
-    list_filter = ["status", "answer", "chapters__part"]
+    list_display = ["slug", "game", "answer", "status", "updated_at"]
+    list_filter = ["status", "game", "answer", "chapters__part"]
     search_fields = ["slug", "symptom", "details", "reasoning"]
     filter_horizontal = ["chapters"]
     newline_fields = ("reasoning",)

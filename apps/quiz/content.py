@@ -1,4 +1,5 @@
-"""Loader steps for questions (fixtures/questions/*.yaml), numbers to memorize and diagnosis scenarios."""
+"""Loader steps for questions (fixtures/questions/*.yaml), numbers to memorize and the investigation games' scenarios
+(diagnosis.yaml, k8s-incidents.yaml)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from apps.core.content import (
     sync_by_slug,
 )
 from apps.courses.models import Level
+from apps.quiz.investigation import scenario_errors
 from apps.quiz.keys import KeyError_, validate_key
-from apps.quiz.models import Bottleneck, DiagnosisScenario, Kind, NumberToMemorize, Question, Topic
+from apps.quiz.models import GAME_CAUSES, DiagnosisScenario, EvidenceKind, Game, Kind, NumberToMemorize, Question, Topic
 
 TOPIC_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # The kind-specific fields of a question entry that make up its answer key.
@@ -200,21 +202,42 @@ def load_numbers(ctx: LoadContext) -> None:
             set_m2m_if_changed(number.chapters, chapters)
 
 
-def _diagnosis_values(ctx: LoadContext, path: Path, entry: dict) -> dict | None:
-    if entry["answer"] not in Bottleneck.values:
-        ctx.error(path, entry["__line__"], f"scenario '{entry['slug']}': answer: must be one of {', '.join(Bottleneck.values)}")
-        return None
-    return {
+# Each investigation game's scenarios live in their own file.
+GAME_FILES = {Game.DIAGNOSIS: "diagnosis.yaml", Game.K8S_INCIDENT: "k8s-incidents.yaml"}
+
+
+def _scenario_values(ctx: LoadContext, path: Path, entry: dict) -> dict | None:
+    game = next(game for game, name in GAME_FILES.items() if name == path.name)
+    values = {
+        "game": game,
         "symptom": entry["symptom"].strip(),
         "details": str(entry.get("details") or "").strip(),
+        "evidence": clean(entry.get("evidence")),
         "answer": entry["answer"],
+        "telling": clean(entry.get("telling")),
         "reasoning": entry["reasoning"].strip() + "\n",
+        "sources": clean(entry.get("sources")),
     }
+    if isinstance(values["evidence"], list):
+        values["evidence"] = [
+            {**item, "text": item["text"].strip() + "\n"} if isinstance(item, dict) and isinstance(item.get("text"), str)
+            else item for item in values["evidence"]]
+    errors = scenario_errors(causes=GAME_CAUSES[game].values, kinds=EvidenceKind.values, answer=values["answer"],
+                             evidence=values["evidence"], telling=values["telling"], sources=values["sources"])
+    for field, messages in errors.items():
+        for message in messages:
+            ctx.error(path, entry["__line__"], f"scenario '{entry['slug']}': {field}: {message}")
+    return None if errors else values
 
 
 def load_diagnosis(ctx: LoadContext) -> None:
+    """Every investigation game's scenarios (GAME_FILES), synced together: they share one table and one slug space."""
     required = {"slug": str, "symptom": str, "answer": str, "reasoning": str}
-    rows, chapter_links = _load_simple(ctx, ctx.root / "diagnosis.yaml", required, _diagnosis_values)
+    rows, chapter_links = [], {}
+    for name in GAME_FILES.values():
+        game_rows, game_links = _load_simple(ctx, ctx.root / name, required, _scenario_values)
+        rows += game_rows
+        chapter_links.update(game_links)
     sync_by_slug(ctx, DiagnosisScenario, "diagnosis", rows)
     for slug, chapters in chapter_links.items():
         scenario = ctx.lookup("diagnosis", slug)

@@ -1,10 +1,11 @@
 """Questions, numbers to memorize and diagnosis scenarios back to fixtures/ (questions/<file>.yaml, numbers.yaml,
-diagnosis.yaml). Questions go back to the file they were loaded from; the answer key becomes the kind's fields."""
+diagnosis.yaml, k8s-incidents.yaml). Questions go back to the file they were loaded from; the answer key becomes the kind's fields."""
 
 from collections import defaultdict
 from pathlib import Path
 
 from apps.core.content_export import dump_yaml, target_file, with_status, write_text
+from apps.quiz.content import GAME_FILES
 from apps.quiz.models import DiagnosisScenario, NumberToMemorize, Question
 
 DEFAULT_FILE = "authored.yaml"
@@ -49,12 +50,16 @@ def export_numbers(root: Path, written: list[Path]) -> None:
     write_text(root / "numbers.yaml", dump_yaml(rows), written)
 
 
+def scenario_row(scenario: DiagnosisScenario) -> dict:
+    return with_status({
+        "slug": scenario.slug, "symptom": scenario.symptom, "details": scenario.details,
+        "evidence": scenario.evidence, "answer": scenario.answer, "telling": scenario.telling,
+        "reasoning": scenario.reasoning, "sources": scenario.sources, "chapters": _chapters(scenario),
+    }, scenario.status)
+
+
 def export_diagnosis(root: Path, written: list[Path]) -> None:
-    rows = [
-        with_status({
-            "slug": scenario.slug, "symptom": scenario.symptom, "details": scenario.details, "answer": scenario.answer,
-            "reasoning": scenario.reasoning, "chapters": _chapters(scenario),
-        }, scenario.status)
-        for scenario in DiagnosisScenario.objects.live().prefetch_related("chapters").order_by("id")
-    ]
-    write_text(root / "diagnosis.yaml", dump_yaml(rows), written)
+    """Each investigation game's scenarios back to its own file (GAME_FILES)."""
+    scenarios = DiagnosisScenario.objects.live().prefetch_related("chapters").order_by("id")
+    for game, name in GAME_FILES.items():
+        write_text(root / name, dump_yaml([scenario_row(s) for s in scenarios if s.game == game]), written)

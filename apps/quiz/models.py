@@ -8,6 +8,7 @@ from simple_history.models import HistoricalRecords
 from apps.core.models import ContentModel
 from apps.core.validation import has_nul, markdown_error
 from apps.courses.models import Level
+from apps.quiz.investigation import scenario_errors
 
 
 class Kind(models.TextChoices):
@@ -100,13 +101,79 @@ class Bottleneck(models.TextChoices):
     WORKLOAD = "workload", "Workload-bound"
 
 
+class IncidentCause(models.TextChoices):
+    """What the Kubernetes incident game asks the learner to name."""
+    OOM_ON_LOAD = "oom-on-load", "Container memory limit below what loading the model needs"
+    BAD_ENGINE_FLAG = "bad-engine-flag", "An engine flag the server refuses"
+    GPU_QUOTA = "gpu-quota", "Namespace GPU quota exhausted"
+    PROBE_DURING_LOAD = "probe-during-load", "Probes that give up before the model has loaded"
+    KV_PREEMPTION = "kv-preemption", "KV cache full: the engine preempts requests"
+    NOISY_NEIGHBOUR = "noisy-neighbour", "A noisy neighbour on a shared node"
+    IMAGE_PULL = "image-pull", "A huge image pulled on a fresh node"
+    SHM_TOO_SMALL = "shm-too-small", "/dev/shm too small for tensor parallelism"
+    NCCL_BLOCKED = "nccl-blocked", "Traffic between the nodes of a multi-node replica blocked"
+
+
+class Game(models.TextChoices):
+    """The investigation games: each has its own list of causes (GAME_CAUSES) and its own fixture file."""
+    DIAGNOSIS = "diagnosis", "Diagnosis game"
+    K8S_INCIDENT = "k8s-incident", "Kubernetes incident game"
+
+
+GAME_CAUSES: dict[str, type[models.TextChoices]] = {Game.DIAGNOSIS: Bottleneck, Game.K8S_INCIDENT: IncidentCause}
+
+
+class EvidenceKind(models.TextChoices):
+    EVENTS = "events", "Events"
+    LOGS = "logs", "Logs"
+    METRICS = "metrics", "Metrics"
+    CONFIG = "config", "Config"
+    PROFILE = "profile", "Profile"
+    WORKLOAD = "workload", "Workload"
+
+
 class DiagnosisScenario(ContentModel):
+    """One investigation: a symptom, evidence the learner may ask for (at most MAX_QUESTIONS items), the cause to
+    name from its game's list, and the reasoning with the evidence that tells (``telling``: evidence keys)."""
+    game = models.CharField(max_length=20, choices=Game.choices, default=Game.DIAGNOSIS, db_index=True)
     symptom = models.TextField()
     details = models.TextField(blank=True)
-    answer = models.CharField(max_length=20, choices=Bottleneck.choices)
+    evidence = models.JSONField(default=list, blank=True, help_text="[{key, kind, label, text}] in the order offered")
+    answer = models.CharField(max_length=20, choices=Bottleneck.choices + IncidentCause.choices)
+    telling = models.JSONField(default=list, blank=True, help_text="Keys of the evidence that points to the cause")
     reasoning = models.TextField()
+    sources = models.JSONField(default=list, blank=True, help_text="Where its facts and messages come from")
     chapters = models.ManyToManyField("courses.Chapter", related_name="diagnosis_scenarios", blank=True)
     history = HistoricalRecords()
+
+    def clean(self) -> None:
+        causes = GAME_CAUSES[self.game].values if self.game in GAME_CAUSES else []
+        errors = scenario_errors(causes=causes, kinds=EvidenceKind.values, answer=self.answer, evidence=self.evidence,
+                                 telling=self.telling, sources=self.sources)
+        problem = markdown_error(self.reasoning)
+        if problem:
+            errors.setdefault("reasoning", []).append(f"reasoning {problem}")
+        if errors:
+            raise ValidationError(errors)
+
+
+class InvestigationAttempt(models.Model):
+    """One play of a scenario: the evidence asked for, in order, then the named cause and its score. A signed-in
+    learner's attempts are theirs (listed in their history); an anonymous one is reachable only with its token."""
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                             related_name="investigation_attempts")
+    # PROTECT: deleting a scenario must never take learners' attempts with it; the API archives instead.
+    scenario = models.ForeignKey(DiagnosisScenario, on_delete=models.PROTECT, related_name="attempts")
+    asked = models.JSONField(default=list, blank=True)
+    answer = models.CharField(max_length=20, blank=True)
+    correct = models.BooleanField(null=True)
+    score = models.FloatField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "-created_at"], name="attempt_user_recent")]
 
 
 class SessionMode(models.TextChoices):

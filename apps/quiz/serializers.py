@@ -6,9 +6,12 @@ from rest_framework import serializers
 from apps.core.models import Status as ContentStatus
 from apps.courses.models import Level
 from apps.quiz import services
+from apps.quiz.investigation import MAX_QUESTIONS
 from apps.quiz.models import (
-    Bottleneck,
     DiagnosisScenario,
+    EvidenceKind,
+    Game,
+    InvestigationAttempt,
     Kind,
     NumberToMemorize,
     PracticeSession,
@@ -198,28 +201,93 @@ class SummarySerializer(serializers.Serializer):
     over_time = serializers.IntegerField(help_text="Answers that took longer than seconds_per_question (interview); each scored at half")
 
 
+class CauseChoiceSerializer(serializers.Serializer):
+    value = serializers.CharField()
+    label = serializers.CharField()
+
+
+class EvidenceMenuItemSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    kind = serializers.ChoiceField(choices=EvidenceKind.choices)
+    label = serializers.CharField()
+
+
+class EvidenceItemSerializer(EvidenceMenuItemSerializer):
+    text = serializers.CharField()
+
+
 class DiagnosisSerializer(serializers.ModelSerializer):
+    """A scenario as the learner first sees it: the symptom, the setting, what evidence may be asked for (labels
+    only) and the causes to choose from; never the answer or the evidence's text."""
+    game = serializers.ChoiceField(choices=Game.choices)
     chapters = ChapterRefSerializer(many=True, read_only=True)
+    evidence = serializers.SerializerMethodField()
     choices = serializers.SerializerMethodField()
+    max_questions = serializers.SerializerMethodField()
 
     class Meta:
         model = DiagnosisScenario
-        fields = ["slug", "symptom", "details", "chapters", "choices"]
+        fields = ["slug", "game", "symptom", "details", "evidence", "choices", "max_questions", "chapters"]
 
-    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    @extend_schema_field(EvidenceMenuItemSerializer(many=True))
+    def get_evidence(self, scenario):
+        return services.evidence_menu(scenario)
+
+    @extend_schema_field(CauseChoiceSerializer(many=True))
     def get_choices(self, scenario):
-        return [{"value": value, "label": label} for value, label in Bottleneck.choices]
+        return services.game_causes(scenario.game)
+
+    def get_max_questions(self, scenario) -> int:
+        return MAX_QUESTIONS
 
 
-class DiagnosisInputSerializer(serializers.Serializer):
-    answer = serializers.ChoiceField(choices=Bottleneck.choices)
+class DiagnosisFilterSerializer(serializers.Serializer):
+    game = serializers.ChoiceField(choices=Game.choices, required=False, help_text="Only this game's scenarios")
 
 
-class DiagnosisResultSerializer(serializers.Serializer):
+class AttemptSerializer(serializers.ModelSerializer):
+    scenario = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    game = serializers.CharField(source="scenario.game", read_only=True)
+    asked = serializers.ListField(child=serializers.CharField(), read_only=True, help_text="Evidence keys, in order")
+    remaining = serializers.SerializerMethodField()
+
+    class Meta:
+        model = InvestigationAttempt
+        fields = ["id", "scenario", "game", "asked", "remaining", "answer", "correct", "score", "created_at", "finished_at"]
+
+    def get_remaining(self, attempt) -> int:
+        return MAX_QUESTIONS - len(attempt.asked)
+
+
+class AttemptCreatedSerializer(AttemptSerializer):
+    token = serializers.CharField(allow_null=True, help_text="Anonymous attempts only: send it back as X-Attempt-Token")
+
+    class Meta(AttemptSerializer.Meta):
+        fields = [*AttemptSerializer.Meta.fields, "token"]
+
+
+class AskInputSerializer(serializers.Serializer):
+    evidence = serializers.CharField(max_length=80, help_text="The key of one evidence item of the scenario")
+
+
+class AskResultSerializer(serializers.Serializer):
+    item = EvidenceItemSerializer()
+    asked = serializers.ListField(child=serializers.CharField(), help_text="Keys asked for so far, in order")
+    remaining = serializers.IntegerField()
+
+
+class NameCauseSerializer(serializers.Serializer):
+    answer = serializers.CharField(max_length=40, help_text="One of the scenario's choices")
+
+
+class InvestigationResultSerializer(serializers.Serializer):
     correct = serializers.BooleanField()
-    answer = serializers.CharField()
+    score = serializers.FloatField(help_text="Right: 1 − 0.1 per piece of evidence asked for; wrong: 0")
+    asked = serializers.IntegerField()
+    answer = serializers.CharField(help_text="The cause")
     answer_label = serializers.CharField()
     reasoning_html = serializers.CharField()
+    telling = EvidenceItemSerializer(many=True, help_text="The evidence that points to the cause, in full")
 
 
 class NumberSerializer(serializers.ModelSerializer):

@@ -1,4 +1,4 @@
-"""Checking answers, practice and interview sessions, the diagnosis game.
+"""Checking answers, practice and interview sessions, the investigation games (diagnosis, Kubernetes incidents).
 
 Scores are in [0, 1]. Open questions are self-rated; a rating maps to a score (SELF_RATING_SCORES):
 again 0, hard 0.5, good 0.8, easy 1.0, and counts as correct from "good" up. In an interview, an answer given after
@@ -18,19 +18,23 @@ from functools import lru_cache
 from django.db import IntegrityError, transaction
 from django.db.models import Prefetch, QuerySet
 from django.http import Http404
+from django.utils import timezone
 from django.utils.crypto import salted_hmac
 from rest_framework.exceptions import ValidationError
 
-from apps.core.exceptions import Conflict
+from apps.core.exceptions import Conflict, InvalidInput
 from apps.core.models import Status
 from apps.core.rendering import render_markdown
 from apps.core.validation import clean_or_400, has_nul, link_rows
 from apps.courses.models import Chapter, Level
 from apps.glossary.models import Term
 from apps.quiz import keys
+from apps.quiz.investigation import MAX_QUESTIONS
+from apps.quiz.investigation import score as investigation_score
 from apps.quiz.models import (
-    Bottleneck,
+    GAME_CAUSES,
     DiagnosisScenario,
+    InvestigationAttempt,
     Kind,
     PracticeAnswer,
     PracticeSession,
@@ -45,6 +49,7 @@ TOPICS_SHOWN = 3
 LEVEL_ORDER = [Level.CORE, Level.MID, Level.SENIOR, Level.STAFF]
 DEFAULT_SECONDS_PER_QUESTION = 120
 TOKEN_SALT = "apps.quiz.practice-session-token"
+ATTEMPT_TOKEN_SALT = "apps.quiz.investigation-attempt-token"
 
 
 @lru_cache(maxsize=4096)
@@ -311,24 +316,100 @@ def practice_summary(*, session: PracticeSession) -> dict:
     return summary
 
 
-# --- Diagnosis game ------------------------------------------------------------------------------------------
+# --- Investigation games (the diagnosis game, the Kubernetes incident game) -----------------------------------
+
+
+def evidence_menu(scenario: DiagnosisScenario) -> list[dict]:
+    """What a learner may ask for: each item's key, kind and label, never its text."""
+    return [{"key": item["key"], "kind": item["kind"], "label": item["label"]} for item in scenario.evidence]
+
+
+def game_causes(game: str) -> list[dict]:
+    return [{"value": value, "label": label} for value, label in GAME_CAUSES[game].choices]
+
+
+def attempt_token(attempt: InvestigationAttempt) -> str:
+    """The secret that proves possession of an anonymous attempt (as session_token for practice sessions)."""
+    return salted_hmac(ATTEMPT_TOKEN_SALT, str(attempt.id), algorithm="sha256").hexdigest()
+
+
+def attempt_get(*, attempt_id, user, token: str | None) -> InvestigationAttempt:
+    """Owner only: a user's own attempt, or an anonymous one with its token; anything else is a 404."""
+    attempt = InvestigationAttempt.objects.select_related("scenario").filter(id=attempt_id).first()
+    if attempt is None:
+        raise Http404
+    if attempt.user_id is not None:
+        if not (user and user.is_authenticated and user.pk == attempt.user_id):
+            raise Http404
+    elif not token or not hmac.compare_digest(str(token).encode(), attempt_token(attempt).encode()):
+        raise Http404
+    return attempt
+
+
+def attempt_start(*, scenario: DiagnosisScenario, user) -> InvestigationAttempt:
+    return InvestigationAttempt.objects.create(scenario=scenario, user=user if user and user.is_authenticated else None)
+
+
+def _locked(attempt: InvestigationAttempt) -> InvestigationAttempt:
+    locked = InvestigationAttempt.objects.select_for_update().select_related("scenario").get(pk=attempt.pk)
+    if locked.finished_at is not None:
+        raise Conflict("This attempt is over: the cause was named. Start a new attempt to play again.")
+    return locked
+
+
+@transaction.atomic
+def attempt_ask(*, attempt: InvestigationAttempt, key: str) -> tuple[InvestigationAttempt, dict]:
+    """One piece of evidence. Asking again for one already seen costs nothing; a new one past MAX_QUESTIONS is
+    refused (400 on ``evidence``); a finished attempt is a conflict."""
+    attempt = _locked(attempt)
+    item = next((item for item in attempt.scenario.evidence if item["key"] == key), None)
+    if item is None:
+        keys = ", ".join(entry["key"] for entry in attempt.scenario.evidence)
+        raise InvalidInput(f"no evidence '{key}' in this scenario; ask for one of {keys}", field="evidence")
+    if key not in attempt.asked:
+        if len(attempt.asked) >= MAX_QUESTIONS:
+            raise InvalidInput(f"you have asked for {MAX_QUESTIONS} pieces of evidence, the most allowed: "
+                               "name the cause now", field="evidence")
+        attempt.asked = [*attempt.asked, key]
+        attempt.save(update_fields=["asked"])
+    return attempt, item
 
 
 @dataclass(frozen=True)
-class DiagnosisResult:
+class InvestigationResult:
     correct: bool
+    score: float
+    asked: int
     answer: str
     answer_label: str
     reasoning_html: str
+    telling: list[dict]
 
 
-def diagnosis_check(*, scenario: DiagnosisScenario, answer: str) -> DiagnosisResult:
-    return DiagnosisResult(
-        correct=answer == scenario.answer,
-        answer=scenario.answer,
-        answer_label=Bottleneck(scenario.answer).label,
-        reasoning_html=markdown_html(scenario.reasoning),
+@transaction.atomic
+def attempt_answer(*, attempt: InvestigationAttempt, answer: str) -> InvestigationResult:
+    """Grades the named cause: right scores 1 − 0.1 per piece of evidence asked for, wrong 0 (investigation.score);
+    the attempt is finished and kept. The reasoning comes back with the evidence that tells, in full."""
+    attempt = _locked(attempt)
+    scenario = attempt.scenario
+    causes = GAME_CAUSES[scenario.game]
+    if answer not in causes.values:
+        raise InvalidInput(f"must be one of {', '.join(causes.values)}", field="answer")
+    correct = answer == scenario.answer
+    attempt.answer, attempt.correct = answer, correct
+    attempt.score = investigation_score(correct=correct, asked=len(attempt.asked))
+    attempt.finished_at = timezone.now()
+    attempt.save(update_fields=["answer", "correct", "score", "finished_at"])
+    by_key = {item["key"]: item for item in scenario.evidence}
+    return InvestigationResult(
+        correct=correct, score=attempt.score, asked=len(attempt.asked), answer=scenario.answer,
+        answer_label=causes(scenario.answer).label, reasoning_html=markdown_html(scenario.reasoning),
+        telling=[by_key[key] for key in scenario.telling if key in by_key],
     )
+
+
+def attempt_list(*, user) -> QuerySet[InvestigationAttempt]:
+    return InvestigationAttempt.objects.filter(user=user).select_related("scenario").order_by("-created_at")
 
 
 # --- Authoring -----------------------------------------------------------------------------------------------

@@ -15,6 +15,9 @@ urlpatterns = [
     path("practice/sessions/<uuid:session_id>/answers/", views.PracticeAnswerCreateApi.as_view(), name="practice-answer-create"),
     path("practice/sessions/<uuid:session_id>/summary/", views.PracticeSummaryApi.as_view(), name="practice-summary"),
     path("diagnosis/", views.DiagnosisListApi.as_view(), name="diagnosis-list"),
-    path("diagnosis/<slug:slug>/check/", views.DiagnosisCheckApi.as_view(), name="diagnosis-check"),
+    path("diagnosis/attempts/", views.AttemptListApi.as_view(), name="diagnosis-attempt-list"),
+    path("diagnosis/attempts/<uuid:attempt_id>/evidence/", views.AttemptEvidenceApi.as_view(), name="diagnosis-attempt-evidence"),
+    path("diagnosis/attempts/<uuid:attempt_id>/answer/", views.AttemptAnswerApi.as_view(), name="diagnosis-attempt-answer"),
+    path("diagnosis/<slug:slug>/attempts/", views.AttemptStartApi.as_view(), name="diagnosis-attempt-start"),
     path("numbers/", views.NumberListApi.as_view(), name="number-list"),
 ]

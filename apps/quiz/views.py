@@ -22,6 +22,7 @@ from apps.glossary.models import Term
 from apps.quiz import serializers as s
 from apps.quiz import services
 from apps.quiz.filters import QuestionFilter
+from apps.quiz.investigation import MAX_QUESTIONS
 from apps.quiz.models import DiagnosisScenario, NumberToMemorize, Question, SessionMode, Topic
 
 TOKEN_HEADER = OpenApiParameter(
@@ -175,22 +176,80 @@ class PracticeSummaryApi(APIView):
 
 
 class DiagnosisListApi(generics.ListAPIView):
-    """Diagnosis scenarios: symptom and details only, never the answer."""
+    """Investigation scenarios of every game (or of ``?game=``): symptom, setting, the evidence that may be asked for
+    (labels only) and the causes to choose from; never the answer."""
     serializer_class = s.DiagnosisSerializer
 
+    @extend_schema(parameters=[s.DiagnosisFilterSerializer])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
     def get_queryset(self):
+        filters = s.DiagnosisFilterSerializer(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
         chapters = Prefetch("chapters", queryset=_visible_chapters(self.request.user))
-        return DiagnosisScenario.objects.visible_to(self.request.user).prefetch_related(chapters).order_by("slug")
+        queryset = DiagnosisScenario.objects.visible_to(self.request.user).prefetch_related(chapters)
+        if filters.validated_data.get("game"):
+            queryset = queryset.filter(game=filters.validated_data["game"])
+        return queryset.order_by("slug")
 
 
-class DiagnosisCheckApi(APIView):
-    @extend_schema(request=s.DiagnosisInputSerializer, responses={200: s.DiagnosisResultSerializer})
+ATTEMPT_TOKEN_HEADER = OpenApiParameter(
+    "X-Attempt-Token", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+    description="The token of an anonymous attempt (returned once when it was started)",
+)
+
+
+def _attempt(request, attempt_id):
+    return services.attempt_get(attempt_id=attempt_id, user=request.user, token=request.headers.get("X-Attempt-Token"))
+
+
+class AttemptStartApi(APIView):
+    """Starts an investigation of one scenario. Signed in, the attempt is saved to the account (GET
+    /diagnosis/attempts/); anonymous, it is kept on no account and reachable only with the token returned here."""
+
+    @extend_schema(request=None, responses={201: s.AttemptCreatedSerializer, 404: None})
     def post(self, request, slug: str) -> Response:
         scenario = get_object_or_404(DiagnosisScenario.objects.visible_to(request.user), slug=slug)
-        data = s.DiagnosisInputSerializer(data=request.data)
+        attempt = services.attempt_start(scenario=scenario, user=request.user)
+        attempt.token = None if attempt.user_id else services.attempt_token(attempt)
+        return Response(s.AttemptCreatedSerializer(attempt).data, status=status.HTTP_201_CREATED)
+
+
+class AttemptListApi(APIView):
+    @extend_schema(operation_id="diagnosis_attempts_list", responses={200: paginated_schema(s.AttemptSerializer)})
+    def get(self, request) -> Response:
+        """The signed-in user's own attempts, newest first, with their scores."""
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(services.attempt_list(user=request.user), request, view=self)
+        return paginator.get_paginated_response(s.AttemptSerializer(page, many=True).data)
+
+
+class AttemptEvidenceApi(APIView):
+    @extend_schema(parameters=[ATTEMPT_TOKEN_HEADER], request=s.AskInputSerializer,
+                   responses={200: s.AskResultSerializer, 404: None, 409: None})
+    def post(self, request, attempt_id) -> Response:
+        """Asks for one piece of evidence (at most five new ones per attempt; asking again for one is free)."""
+        attempt = _attempt(request, attempt_id)
+        data = s.AskInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        result = services.diagnosis_check(scenario=scenario, answer=data.validated_data["answer"])
-        return Response(s.DiagnosisResultSerializer(result).data)
+        attempt, item = services.attempt_ask(attempt=attempt, key=data.validated_data["evidence"])
+        body = {"item": item, "asked": attempt.asked, "remaining": MAX_QUESTIONS - len(attempt.asked)}
+        return Response(s.AskResultSerializer(body).data)
+
+
+class AttemptAnswerApi(APIView):
+    @extend_schema(parameters=[ATTEMPT_TOKEN_HEADER], request=s.NameCauseSerializer,
+                   responses={200: s.InvestigationResultSerializer, 404: None, 409: None})
+    def post(self, request, attempt_id) -> Response:
+        """Names the cause: graded, scored and the attempt finished; the reasoning and the telling evidence back."""
+        attempt = _attempt(request, attempt_id)
+        data = s.NameCauseSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = services.attempt_answer(attempt=attempt, answer=data.validated_data["answer"])
+        return Response(s.InvestigationResultSerializer(result).data)
 
 
 class NumberListApi(generics.ListAPIView):

@@ -32,6 +32,7 @@ const TITLES: Array<[string, (params: Record<string, string | undefined>) => str
   ["/practice/session/:id/summary", () => "Session summary · Practice"],
   ["/practice/questions/:id", ({ id }) => `Question ${id} · Practice`],
   ["/practice/diagnosis", () => "Diagnosis game · Practice"],
+  ["/practice/incidents", () => "Kubernetes incident game · Practice"],
   ["/practice/checks", () => "Drag-and-drop checks · Practice"],
   ["/practice/checks/:id", () => "Drag-and-drop check · Practice"],
   ["/flashcards", () => "Flashcards"],

@@ -125,11 +125,14 @@ def test_diagnosis_game_and_interview_report(live_server, page):
     from apps.quiz.models import DiagnosisScenario, Question
 
     seed()
-    DiagnosisScenario.objects.create(slug="empty-queue", symptom="TTFT is high with an empty queue.", answer="compute", reasoning="Long prompts: prefill is compute-bound.")
+    DiagnosisScenario.objects.create(
+        slug="empty-queue", symptom="TTFT is high with an empty queue.", answer="compute", telling=["queue"],
+        evidence=[{"key": "queue", "kind": "metrics", "label": "Queue time", "text": "p99 0.01 s\n"}], sources=["s"],
+        reasoning="Long prompts: prefill is compute-bound.")
     page.goto(f"{live_server.url}/practice/diagnosis")
     page.get_by_text("TTFT is high with an empty queue.").wait_for()
     page.get_by_role("button", name="Memory-bound").click()
-    result = page.get_by_test_id("diagnosis-result")
+    result = page.get_by_test_id("investigation-result")
     assert "it is compute-bound" in result.inner_text() and "prefill is compute-bound" in result.inner_text()
 
     Question.objects.exclude(kind="numeric").update(status="draft")

@@ -49,7 +49,13 @@ def test_every_chapter_has_3_questions_covering_core_mid_senior(real_content):
 
 def test_numbers_diagnosis_and_numeric_minimums(real_content):
     assert NumberToMemorize.objects.count() >= 40
-    assert DiagnosisScenario.objects.count() >= 15
+    assert DiagnosisScenario.objects.filter(game="diagnosis").count() >= 15
+    incidents = DiagnosisScenario.objects.filter(game="k8s-incident")
+    assert incidents.count() >= 8
+    # Every cause of the incident game has a scenario; every scenario offers at least four pieces of evidence.
+    assert set(incidents.values_list("answer", flat=True)) >= {"oom-on-load", "bad-engine-flag", "gpu-quota",
+                                                               "probe-during-load", "kv-preemption", "noisy-neighbour"}
+    assert all(len(s.evidence) >= 4 and s.sources for s in DiagnosisScenario.objects.all())
     assert Question.objects.filter(kind=Kind.NUMERIC).count() >= 30
 
 

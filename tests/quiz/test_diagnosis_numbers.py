@@ -7,45 +7,41 @@ from apps.quiz.models import DiagnosisScenario, NumberToMemorize
 pytestmark = pytest.mark.django_db
 
 
+EVIDENCE = [
+    {"key": "queue", "kind": "metrics", "label": "Queue time", "text": "p99 0.01 s\n"},
+    {"key": "prompts", "kind": "workload", "label": "Prompt lengths", "text": "p50 8,000 tokens\n"},
+]
+
+
 @pytest.fixture
 def scenario(chapters):
     scenario = DiagnosisScenario.objects.create(
         slug="high-ttft-empty-queue", symptom="TTFT is high with an empty queue.", details="Llama-3.1-70B on 4×H100.",
-        answer="compute", reasoning="Prefill of long prompts is **compute-bound**.",
+        evidence=EVIDENCE, answer="compute", telling=["queue"], sources=["datasheet"],
+        reasoning="Prefill of long prompts is **compute-bound**.",
     )
     scenario.chapters.set([chapters["kv"]])
     return scenario
 
 
-def test_diagnosis_list_hides_the_answer(api_client, scenario):
+def test_diagnosis_list_hides_the_answer_and_the_evidence_text(api_client, scenario):
     body = api_client.get("/api/v1/diagnosis/").json()
     assert body["count"] == 1
     item = body["results"][0]
-    assert item["symptom"] == "TTFT is high with an empty queue."
+    assert (item["symptom"], item["game"], item["max_questions"]) == ("TTFT is high with an empty queue.", "diagnosis", 5)
     assert [c["value"] for c in item["choices"]] == ["compute", "memory", "communication", "scheduling", "workload"]
+    assert item["evidence"] == [{"key": "queue", "kind": "metrics", "label": "Queue time"},
+                                {"key": "prompts", "kind": "workload", "label": "Prompt lengths"}]
     text = json.dumps(body)
     assert "compute-bound**" not in text and "reasoning" not in text and '"answer"' not in text
-
-
-def test_diagnosis_check(api_client, scenario):
-    right = api_client.post("/api/v1/diagnosis/high-ttft-empty-queue/check/", {"answer": "compute"}, format="json").json()
-    assert right == {"correct": True, "answer": "compute", "answer_label": "Compute-bound", "reasoning_html": "<p>Prefill of long prompts is <strong>compute-bound</strong>.</p>"}
-    wrong = api_client.post("/api/v1/diagnosis/high-ttft-empty-queue/check/", {"answer": "memory"}, format="json").json()
-    assert (wrong["correct"], wrong["answer"]) == (False, "compute")
-
-
-@pytest.mark.parametrize("payload", [{"answer": "gpu"}, {}, {"answer": ["compute"]}])
-def test_diagnosis_check_bad_answer_names_field(api_client, scenario, payload):
-    response = api_client.post("/api/v1/diagnosis/high-ttft-empty-queue/check/", payload, format="json")
-    assert response.status_code == 400
-    assert "answer" in response.json()["fields"]
+    assert "8,000" not in text and "telling" not in text
 
 
 def test_diagnosis_unknown_or_draft_is_404(api_client, scenario):
-    assert api_client.post("/api/v1/diagnosis/nope/check/", {"answer": "compute"}, format="json").status_code == 404
+    assert api_client.post("/api/v1/diagnosis/nope/attempts/").status_code == 404
     DiagnosisScenario.objects.filter(pk=scenario.pk).update(status="draft")
     assert api_client.get("/api/v1/diagnosis/").json()["count"] == 0
-    assert api_client.post("/api/v1/diagnosis/high-ttft-empty-queue/check/", {"answer": "compute"}, format="json").status_code == 404
+    assert api_client.post("/api/v1/diagnosis/high-ttft-empty-queue/attempts/").status_code == 404
 
 
 def test_numbers_list_with_chapters(api_client, chapters):

@@ -52,8 +52,12 @@ NUMBERS = """\
 DIAGNOSIS = """\
 - slug: empty-queue
   symptom: "TTFT high"
+  evidence:
+  - {key: queue, kind: metrics, label: "Queue time", text: "p99 0.01 s"}
   answer: compute
+  telling: [queue]
   reasoning: "Prefill."
+  sources: ["datasheet"]
   chapters: [continuous-batching]
 """
 
@@ -142,7 +146,7 @@ def test_bad_diagnosis_answer_and_unknown_chapter(tmp_path, chapters):
     (root / "diagnosis.yaml").write_text(DIAGNOSIS.replace("answer: compute", "answer: gpu"))
     (root / "numbers.yaml").write_text(NUMBERS.replace("[kv-cache-sizing]", "[nope]"))
     messages = [error.message for error in run(root, chapters).errors]
-    assert any("scenario 'empty-queue': answer: must be one of" in m for m in messages)
+    assert any("scenario 'empty-queue': answer: must be one of compute, memory" in m for m in messages)
     assert any("unknown chapter 'nope'" in m for m in messages)
 
 

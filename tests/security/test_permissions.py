@@ -10,7 +10,7 @@ WRITE_METHODS = ("post", "put", "patch", "delete")
 # Content resources (authored, shared by everyone) and the learner actions that live under them.
 CONTENT_PREFIXES = ("/parts/", "/chapters/", "/glossary/", "/questions/", "/topics/", "/diagnosis/", "/numbers/",
                     "/concept-map/", "/simulators/models/", "/simulators/gpus/", "/flashcards/decks/")
-LEARNER_ACTIONS = re.compile(r"/(progress|check|add)/$")
+LEARNER_ACTIONS = re.compile(r"/(progress|check|add|attempts|evidence|answer)/$")  # attempts...answer: investigations
 
 
 def content_write_operations() -> list[tuple[str, str]]:
@@ -72,7 +72,7 @@ SIGNED_IN_ONLY = [
     ("get", "/progress/"), ("put", "/chapters/sec-chapter/progress/"), ("get", "/practice/sessions/"),
     ("get", "/flashcards/due/"), ("post", "/flashcards/decks/topic-sec-topic/add/"), ("get", "/srs/settings/"),
     ("get", "/flashcards/export/"), ("post", "/flashcards/optimize/"), ("get", "/simulators/sweeps/"),
-    ("post", "/simulators/sweeps/"), ("get", "/auth/me/"),
+    ("post", "/simulators/sweeps/"), ("get", "/auth/me/"), ("get", "/diagnosis/attempts/"),
 ]
 
 

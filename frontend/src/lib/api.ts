@@ -28,9 +28,12 @@ export async function ensureCsrf(): Promise<void> {
   if (!csrfToken()) await fetch("/api/v1/auth/csrf/", { credentials: "same-origin" });
 }
 
-export async function api<T>(path: string, options: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  options: { method?: string; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {},
+): Promise<T> {
   const method = options.method ?? "GET";
-  const headers: Record<string, string> = { Accept: "application/json" };
+  const headers: Record<string, string> = { Accept: "application/json", ...options.headers };
   if (method !== "GET") {
     await ensureCsrf();
     headers["X-CSRFToken"] = csrfToken();

@@ -77,7 +77,7 @@ export function PracticeHome() {
       <h1>Practice</h1>
       <p className="muted">
         Auto-checked questions are graded on the server; open questions: reveal the model answer, then rate yourself.
-        Also: <Link to="/practice/interview">interview mode</Link> · <Link to="/practice/diagnosis">the diagnosis game</Link> ·{" "}
+        Also: <Link to="/practice/interview">interview mode</Link> · <Link to="/practice/diagnosis">the diagnosis game</Link> · <Link to="/practice/incidents">the Kubernetes incident game</Link> ·{" "}
         <Link to="/practice/checks">drag-and-drop checks</Link>
       </p>
       {chapter && chapterTitle && (

@@ -1,6 +1,6 @@
 import { Route, Routes } from "react-router-dom";
 import { CheckPage, ChecksList } from "./Checks";
-import Diagnosis from "./Diagnosis";
+import Diagnosis, { K8sIncidents } from "./Diagnosis";
 import { InterviewHome, PracticeHome } from "./Home";
 import QuestionPage from "./QuestionPage";
 import Runner from "./Runner";
@@ -16,6 +16,7 @@ export default function PracticeArea() {
       <Route path="session/:id/summary" element={<Summary />} />
       <Route path="questions/:id" element={<QuestionPage />} />
       <Route path="diagnosis" element={<Diagnosis />} />
+      <Route path="incidents" element={<K8sIncidents />} />
       <Route path="checks" element={<ChecksList />} />
       <Route path="checks/:id" element={<CheckPage />} />
     </Routes>
