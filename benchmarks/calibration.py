@@ -17,7 +17,8 @@ Each step time is max(FLOPs / (peak · MFU), weight and activation bytes / (BW �
 Fit: per GPU family (Hopper: H100, H200; Blackwell: B200), the (MFU, MBU, KV-BU) triple minimising the squared log
 error over its training rows (grid search, MFU 0.20-0.90, MBU and KV-BU 0.25-1.00). Leave-one-out: each row is
 predicted by a fit on the other rows of its family (other lengths of the same setup stay in training); its low/high
-are the expected value × the 5th / 95th percentile of the training rows' measured/predicted ratios. Printed: one line per row (setup, measured, low / expected / high, inside?), the summary
+are the expected value × the 5th / 95th percentile of the training rows' measured/predicted ratios. The summary is
+repeated leaving out a row's whole setup (a new model/GPU/TP combination), the harder case. Printed: one line per row (setup, measured, low / expected / high, inside?), the summary
 line (share inside, median high/low width, geometric-mean ratio), today's hand-set priors scored the same way, and
 the GPU ratios measured vs predicted.
 Run: .venv/bin/python benchmarks/calibration.py
@@ -118,10 +119,12 @@ def fit_family(rows: list[Row]) -> tuple[tuple, np.ndarray]:
     return best, ratios
 
 
-def leave_one_out(rows: list[Row]) -> list[tuple]:
+def leave_one_out(rows: list[Row], whole_setup: bool = False) -> list[tuple]:
+    """Each row predicted from a fit on the other rows of its family (with whole_setup, on the other setups)."""
     results = []
     for k, r in enumerate(rows):
-        train = [x for i, x in enumerate(rows) if i != k and x.family == r.family]
+        train = [x for i, x in enumerate(rows) if i != k and x.family == r.family
+                 and not (whole_setup and x.setup == r.setup)]
         best, ratios = fit_family(train)
         expected = float(predict([r], *best)[0])
         lo, hi = (expected * float(np.percentile(ratios, q)) for q in COVER)
@@ -171,6 +174,8 @@ def main() -> None:
         print(f"fitted on all {family} rows: MFU {mfu:.3f} (prefill), MBU {mbu:.3f} for weights and {kvbu:.3f} for "
               "the KV cache (decode)")
     summary(loo, "leave-one-out, fitted per GPU family and phase")
+    summary(leave_one_out(rows, whole_setup=True), "leave-one-setup-out (stricter: no other length of the same setup "
+                                                   "in training)")
     summary(today(rows), f"today's priors (MFU {PRIORS.mfu.low}-{PRIORS.mfu.high}, MBU {PRIORS.mbu.low}-"
                          f"{PRIORS.mbu.high})")
     print("GPU ratios (leave-one-out expected values):")
