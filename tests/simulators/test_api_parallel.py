@@ -3,8 +3,16 @@
 The numbers are derived by hand in test_modeling_parallel.py; here: the fields reach the models, come back in the
 answer, and every bad value is a 400 naming its field."""
 
+import numpy as np
 import pytest
 from api_helpers import assert_finite, load_real_catalog, post
+
+from apps.simulators.engine.engine import SimulationError
+from apps.simulators.engine.metrics import SLO
+from apps.simulators.engine.screen import screen_points
+from apps.simulators.engine.simulate import ServingSetup, check_fits, kv_blocks
+from apps.simulators.modeling import load_gpus, load_models
+from apps.simulators.simulation import SETUP_FIELDS, workload_build
 
 pytestmark = pytest.mark.django_db
 DSV3_FP8 = {"model": "deepseek-v3", "weight_dtype": "fp8", "kv_dtype": "fp8"}
@@ -118,3 +126,18 @@ def test_sweep_base_validates_the_parallel_fields(learner_client, field, value):
         "model": "llama-3.1-8b", "gpu": "h100-sxm", field: value, "workload": SMALL,
         "grid": {"max_num_seqs": [8, 64]}}, format="json")
     assert r.status_code == 400 and field in r.json()["fields"]
+
+
+def test_the_sweep_screen_prices_a_data_and_expert_parallel_deployment():
+    """The two-stage sweep's screen honours the layout: what the engine runs on 8 × H200 it calls feasible, what the
+    engine refuses on 8 × H100 (100.7e9 B of weights per GPU) it refuses with the engine's words."""
+    model, gpus = load_models()["deepseek-v3"], load_gpus()
+    w = workload_build(workload=SMALL, seed=0)
+    points = [{**DSV3_FP8, "gpu": g, "data_parallel": 8, "expert_parallel": 8, "replicas": 1} for g in ("h200", "h100-sxm")]
+    screen = screen_points(model, {g: gpus[g] for g in ("h200", "h100-sxm")}, points, w, SLO())
+    assert list(screen.feasible) == [True, False]
+    setup = ServingSetup(model, gpus["h100-sxm"], **{k: points[1][k] for k in SETUP_FIELDS if k in points[1]})
+    with pytest.raises(SimulationError) as refused:
+        check_fits(setup, w, kv_blocks(setup))
+    assert screen.error[1] == f"{refused.value.field}: {refused.value.message}"
+    assert np.isfinite(screen.usd_per_million_tokens[0])

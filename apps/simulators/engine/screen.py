@@ -50,7 +50,9 @@ from .workload import Workload
 LN_100 = math.log(100.0)
 BATCHES = np.unique(np.round(np.geomspace(1, 4096, 64))).astype(float)  # the batch axis of t_d(b)
 SETUP_KNOBS = ("tensor_parallel", "max_num_seqs", "max_num_batched_tokens", "chunked_prefill", "prefix_caching",
-               "block_size", "gpu_memory_utilization", "static_batching", "weight_dtype", "kv_dtype")
+               "block_size", "gpu_memory_utilization", "static_batching", "weight_dtype", "kv_dtype",
+               "pipeline_parallel", "data_parallel", "expert_parallel")
+LAYOUT = (("pipeline_parallel", "pp"), ("data_parallel", "dp"), ("expert_parallel", "ep"))
 
 
 @dataclass(frozen=True)
@@ -99,10 +101,13 @@ def screen_points(model: ModelSpec, gpus: dict, points: list[dict], w: Workload,
                  utilization=np.full(n, np.inf), meets_slo=np.zeros(n, bool))
     groups: dict[tuple, list[int]] = {}
     for i, p in enumerate(points):
-        key = (p.get("gpu"), p.get("tensor_parallel", 1), p.get("weight_dtype", "bf16"), p.get("kv_dtype", "bf16"))
+        key = (p.get("gpu"), p.get("tensor_parallel", 1), p.get("weight_dtype", "bf16"), p.get("kv_dtype", "bf16"),
+               tuple(p.get(name, 1) for name, _ in LAYOUT))
         groups.setdefault(key, []).append(i)
-    for (gpu_key, tp, wdt, kvdt), idx in groups.items():
-        _screen_group(res, model, gpus[gpu_key], tp, wdt, kvdt, [points[i] for i in idx], np.asarray(idx), ws, w)
+    for (gpu_key, tp, wdt, kvdt, degrees), idx in groups.items():
+        layout = {short: value for (_, short), value in zip(LAYOUT, degrees, strict=True)}
+        _screen_group(res, model, gpus[gpu_key], tp, wdt, kvdt, [points[i] for i in idx], np.asarray(idx), ws, w,
+                      layout)
     ok = res.feasible
     res.meets_slo = ok & (res.utilization < 1.0) & (res.ttft_p99_s <= slo.ttft_s) & (res.tpot_p99_s <= slo.tpot_s)
     return res
@@ -111,11 +116,12 @@ def screen_points(model: ModelSpec, gpus: dict, points: list[dict], w: Workload,
 class _StepModel:
     """Mixed step time t(b, k): b decodes at the mean context plus k prefill tokens, from roofline.step_time's terms
     (weights are read once per step, so prefill tokens add their compute, KV writes and activations only):
-    t = max(C_d(b) + k·c, M_d(b) + k·m) + X_d(b) + k·x + O_d(b), vectorized over b and k."""
+    t = max(C_d(b) + k·c, M_d(b) + k·m) + X_d(b) + k·x + O_d(b), vectorized over b and k. With data parallelism b is
+    the deployment's batch, shared by its DP ranks (b / DP each, as in the engine)."""
 
-    def __init__(self, model, gpu, tp, wdt, kvdt, p_mean, o_mean) -> None:
-        common = dict(tp=tp, weight_dtype=wdt, kv_dtype=kvdt)
-        d = step_time(model, gpu, batch=BATCHES, context_tokens=p_mean + o_mean / 2, **common)
+    def __init__(self, model, gpu, tp, wdt, kvdt, p_mean, o_mean, layout) -> None:
+        common = dict(tp=tp, weight_dtype=wdt, kv_dtype=kvdt, **layout)
+        d = step_time(model, gpu, batch=BATCHES / layout["dp"], context_tokens=p_mean + o_mean / 2, **common)
         self.c_d, self.m_d = np.atleast_1d(d.compute_time_s), np.atleast_1d(d.memory_time_s)
         self.x_d, self.o_d = np.atleast_1d(d.communication_time_s), np.atleast_1d(d.overhead_time_s)
         p = step_time(model, gpu, batch=1, context_tokens=0, new_tokens=p_mean, **common)
@@ -139,7 +145,8 @@ def _kv_blocks(setups: list[ServingSetup]) -> np.ndarray:
     for util in {x.gpu_memory_utilization for x in setups}:
         sel = np.array([x.gpu_memory_utilization == util for x in setups])
         r = fit(s.model, s.gpu, context_tokens=1, tp=s.tensor_parallel, weight_dtype=s.weight_dtype,
-                kv_dtype=s.kv_dtype, gpu_memory_utilization=util,
+                kv_dtype=s.kv_dtype, gpu_memory_utilization=util, pp=s.pipeline_parallel, dp=s.data_parallel,
+                ep=s.expert_parallel,
                 max_num_batched_tokens=np.array([x.max_num_batched_tokens for x, k in zip(setups, sel, strict=True) if k]),
                 max_num_seqs=np.array([x.max_num_seqs for x, k in zip(setups, sel, strict=True) if k]))
         size = np.array([x.block_size for x, k in zip(setups, sel, strict=True) if k], dtype=float)
@@ -156,7 +163,7 @@ def _refusal(check) -> str | None:
 
 
 def _screen_group(res: Screen, model: ModelSpec, gpu: GPUSpec, tp: int, wdt: str, kvdt: str, points: list[dict],
-                  idx: np.ndarray, ws: WorkloadStats, w: Workload) -> None:
+                  idx: np.ndarray, ws: WorkloadStats, w: Workload, layout: dict) -> None:
     setups = [ServingSetup(model, gpu, **{k: p[k] for k in SETUP_KNOBS if k in p}) for p in points]
     blocks = _kv_blocks(setups)
     longest = int((w.prompt_tokens + w.output_tokens).max())
@@ -179,12 +186,14 @@ def _screen_group(res: Screen, model: ModelSpec, gpu: GPUSpec, tp: int, wdt: str
     idx, points, blocks = idx[ok], [p for p, k in zip(points, ok, strict=True) if k], blocks[ok]
     block_tokens = block_tokens[ok]
     get = lambda name, default: np.array([p.get(name, default) for p in points], dtype=float)  # noqa: E731
-    replicas, seqs, budget = get("replicas", 1), get("max_num_seqs", 256), get("max_num_batched_tokens", 8192)
+    replicas, seqs = get("replicas", 1), get("max_num_seqs", 256)
+    budget = get("max_num_batched_tokens", 8192) * layout["dp"]  # the DP ranks' budgets together, as in the engine
     chunked = np.array([p.get("chunked_prefill", True) for p in points], dtype=bool)
     p_mean, o_mean = max(ws.prompt_mean, 1.0), max(ws.output_mean, 1.0)
-    step = _StepModel(model, gpu, tp, wdt, kvdt, p_mean, o_mean)
+    step = _StepModel(model, gpu, tp, wdt, kvdt, p_mean, o_mean, layout)
     lam = (ws.requests - 1) / ws.span_s / replicas if ws.span_s > 0 else np.zeros_like(replicas)
-    b_max = np.maximum(1.0, np.minimum(seqs, np.floor(blocks * block_tokens / (p_mean + o_mean))))
+    # the deployment's DP ranks: DP × a rank's max_num_seqs and KV blocks (simulate.simulate)
+    b_max = np.maximum(1.0, layout["dp"] * np.minimum(seqs, np.floor(blocks * block_tokens / (p_mean + o_mean))))
 
     def prefill(b: np.ndarray, prompt: float) -> tuple[np.ndarray, np.ndarray]:
         """(steps, seconds) one prompt's prefill takes beside b decodes: chunks of what the budget leaves."""
@@ -229,7 +238,7 @@ def _screen_group(res: Screen, model: ModelSpec, gpu: GPUSpec, tp: int, wdt: str
     # 5. cost
     makespan = np.maximum(ws.span_s, n_r / mu) + service + ws.output_max * tpot
     tokens_per_s = ws.requests * o_mean / makespan
-    usd = replicas * tp * gpu.price_per_hour_usd / 3600.0 / tokens_per_s * 1e6
+    usd = replicas * tp * layout["pp"] * layout["dp"] * gpu.price_per_hour_usd / 3600.0 / tokens_per_s * 1e6
     res.feasible[idx] = True
     res.ttft_p99_s[idx], res.tpot_p99_s[idx], res.usd_per_million_tokens[idx] = ttft, tpot, usd
     res.utilization[idx] = rho

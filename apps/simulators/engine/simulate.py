@@ -61,8 +61,10 @@ class Disaggregation:
 
 
 def kv_bytes_per_token(setup: ServingSetup) -> float:
+    """KV bytes one GPU holds per token: its TP share of each layer, for the layers of its pipeline stage."""
     m = setup.model
-    return kv_bytes_per_token_per_layer(m, setup.kv_dtype, setup.tensor_parallel) * m.num_layers
+    per_layer = kv_bytes_per_token_per_layer(m, setup.kv_dtype, setup.tensor_parallel)
+    return per_layer * m.num_layers / setup.pipeline_parallel
 
 
 def kv_blocks(setup: ServingSetup) -> int:
@@ -75,8 +77,7 @@ def kv_blocks(setup: ServingSetup) -> int:
             gpu_memory_utilization=setup.gpu_memory_utilization,
             max_num_batched_tokens=setup.max_num_batched_tokens, max_num_seqs=setup.max_num_seqs,
             pp=setup.pipeline_parallel, dp=setup.data_parallel, ep=setup.expert_parallel)
-    per_stage = kv_bytes_per_token(setup) / setup.pipeline_parallel  # a stage holds its layers' KV
-    blocks = int(float(r.kv_budget_bytes_per_gpu) // (per_stage * setup.block_size))
+    blocks = int(float(r.kv_budget_bytes_per_gpu) // (kv_bytes_per_token(setup) * setup.block_size))
     if blocks < 1:
         raise SimulationError("gpu", f"{m.name} ({setup.weight_dtype}) leaves no room for a KV cache on "
                               f"{tp} × {setup.gpu.name} at gpu_memory_utilization {setup.gpu_memory_utilization:g}; "
