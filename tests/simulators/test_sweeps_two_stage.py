@@ -20,7 +20,7 @@ from apps.simulators.engine.grid import (
 from apps.simulators.engine.metrics import SLO
 from apps.simulators.engine.screen import screen_points
 from apps.simulators.engine.simulate import ServingSetup, check_fits, kv_blocks, simulate
-from apps.simulators.modeling import load_gpus, load_models, step_time
+from apps.simulators.modeling import ModelInputError, load_gpus, load_models, step_time
 from apps.simulators.models import SweepJob, SweepStatus
 from apps.simulators.simulation import SETUP_FIELDS, workload_build
 
@@ -115,6 +115,22 @@ def test_the_screen_refuses_exactly_what_the_engine_refuses():
         assert screen.error[i] == refused, p
         assert bool(screen.feasible[i]) == (refused is None)
     assert 0 < screen.feasible.sum() < len(points)
+
+
+def test_a_dtype_the_gpu_cannot_run_is_refused_with_the_engines_words():
+    """NVFP4 needs FP4 tensor cores: on an H100 the engine refuses those points, and so does the screen, with the same
+    field and message (not an error of the whole sweep)."""
+    grid = {"weight_dtype": ["fp4", "fp8"], "max_num_seqs": [16, 64]}
+    base = {**BASE, "gpu": "h100-sxm"}
+    points = [point_params(base, v) for v in grid_points(grid)]
+    w = workload_build(workload=base["workload"], seed=0)
+    screen = screen_points(MODELS["llama-3.1-8b"], {"h100-sxm": GPUS["h100-sxm"]}, points, w, SLO())
+    with pytest.raises(ModelInputError) as refused:
+        simulate(_setup(points[0]), w, slo=SLO())
+    # points in grid order, the last knob fastest: (16, fp4), (16, fp8), (64, fp4), (64, fp8)
+    assert screen.error[0] == screen.error[2] == f"{refused.value.field}: {refused.value.message}"
+    assert "FP4" in screen.error[0]
+    assert list(screen.feasible) == [False, True, False, True]
 
 
 def test_a_lone_request_by_hand():

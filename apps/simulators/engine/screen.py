@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..modeling.errors import ModelInputError
 from ..modeling.memory import fit, tp_is_valid
 from ..modeling.roofline import step_time
 from ..modeling.specs import GPUSpec, ModelSpec
@@ -106,8 +107,13 @@ def screen_points(model: ModelSpec, gpus: dict, points: list[dict], w: Workload,
         groups.setdefault(key, []).append(i)
     for (gpu_key, tp, wdt, kvdt, degrees), idx in groups.items():
         layout = {short: value for (_, short), value in zip(LAYOUT, degrees, strict=True)}
-        _screen_group(res, model, gpus[gpu_key], tp, wdt, kvdt, [points[i] for i in idx], np.asarray(idx), ws, w,
-                      layout)
+        try:
+            _screen_group(res, model, gpus[gpu_key], tp, wdt, kvdt, [points[i] for i in idx], np.asarray(idx), ws, w,
+                          layout)
+        except (SimulationError, ModelInputError) as exc:  # the whole group, as the engine refuses each of its points
+            res.feasible[idx] = False
+            for i in idx:
+                res.error[i] = f"{exc.field}: {exc.message}"
     ok = res.feasible
     res.meets_slo = ok & (res.utilization < 1.0) & (res.ttft_p99_s <= slo.ttft_s) & (res.tpot_p99_s <= slo.tpot_s)
     return res
