@@ -16,7 +16,6 @@ Inter-node: one node has GPUS_PER_NODE GPUs on NVLink; traffic that leaves the n
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,7 +79,3 @@ def spread_time(message_bytes, n: int, link_bandwidth: float, efficiency: float,
     inside, outside = (min(n, GPUS_PER_NODE) - 1) / n, max(n - GPUS_PER_NODE, 0) / n  # shares of the traffic
     per_byte = inside / link_bandwidth + outside / SCALE_OUT_BANDWIDTH_BYTES_PER_S
     return np.asarray(message_bytes, dtype=float) * per_byte / efficiency + (n - 1) * latency_s
-
-
-def nodes(par: Parallelism) -> int:
-    return math.ceil(par.gpus / GPUS_PER_NODE)
