@@ -3,13 +3,18 @@
 `AutoSchema` documents security per operation: anonymous-only endpoints (no authentication at all) need nothing,
 public reads take a token or a session but need neither (`{}` first: optional), everything else needs one of them.
 
+`RequestRules` writes the cross-field rules a serializer's `validate()` enforces (exactly one of two fields, at
+least one of several) into its request schema, from the serializer's `request_rules()`.
+
 `add_error_responses` (a post-processing hook) gives every 4xx/5xx answer the one error body of apps.core.errors.
 Any endpoint can be throttled (429), meet a down database (503), or be asked for a missing page (404); those that
 take a body can get malformed input (400, 413) or conflict with the current state (409).
 """
 
 from drf_spectacular import openapi
-from rest_framework import permissions
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.plumbing import get_class
+from rest_framework import permissions, serializers
 
 from apps.core.permissions import IsAuthorOrReadOnly
 
@@ -42,6 +47,41 @@ ALWAYS = ("400", "403", "404", "405", "429", "503")
 WITH_BODY = ("409", "413")
 HTTP_METHODS = {"get", "post", "put", "patch", "delete"}
 ANONYMOUS = {}  # the empty security requirement: no credentials needed
+
+
+def given(name: str, nullable: bool = False) -> dict:
+    """The field is present (and, for a nullable field, not null: validators count null as not given)."""
+    return {"required": [name], **({"properties": {name: {"not": {"enum": [None]}}}} if nullable else {})}
+
+
+def exactly_one(*names: str) -> dict:
+    return {"oneOf": [given(name) for name in names]}
+
+
+def at_most_one(*names: str) -> dict:
+    return {"not": {"anyOf": [{"allOf": [given(a), given(b)]} for i, a in enumerate(names) for b in names[i + 1:]]}}
+
+
+def at_least_one(*branches: dict) -> dict:
+    return {"anyOf": list(branches)}
+
+
+class RequestRules(OpenApiSerializerExtension):
+    """A serializer with `request_rules()` (a classmethod returning JSON-schema dicts) gets them as `allOf` of its
+    request schema; responses are left as they are."""
+
+    target_class = serializers.BaseSerializer
+
+    @classmethod
+    def _matches(cls, target) -> bool:
+        return hasattr(get_class(target), "request_rules")
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        rules = get_class(self.target).request_rules()
+        if direction == "request" and rules:
+            schema["allOf"] = rules
+        return schema
 
 
 class AutoSchema(openapi.AutoSchema):

@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from apps.core.serializers import documented_json
 from apps.flashcards.models import NOTE_MAX_CHARS, CardState, Flag, SourceType, SrsSettings
-from apps.flashcards.transfer import FORMAT_NAME, FORMAT_VERSION
+from apps.flashcards.transfer import FORMAT_NAME, FORMAT_VERSION, MAX_AFTER_KEYS
 
 MAX_STEP_MINUTES = 1440 * 7
 STATE_VALUES = [state.value for state in CardState]
@@ -150,19 +150,28 @@ class ImportReviewSerializer(serializers.Serializer):
     state_before = serializers.ChoiceField(choices=STATE_VALUES)
     state_after = serializers.ChoiceField(choices=STATE_VALUES)
     before = SnapshotSerializer()
-    after = serializers.DictField()
+    after = documented_json({  # transfer._after
+        "type": "object", "maxProperties": MAX_AFTER_KEYS, "description": "What the review endpoint answered, stored as given",
+        "additionalProperties": {"oneOf": [{"type": "string", "maxLength": 200}, {"type": "number"}, {"type": "boolean"}],
+                                 "nullable": True}}, "ReviewAnswerField", serializers.DictField)()
+
+
+READ_ONLY_TEXT = "Written by the export for people reading the file; ignored on import (the card's own text is used)"
 
 
 class ImportCardSerializer(SnapshotSerializer):
     source_type = serializers.ChoiceField(choices=SourceType.choices)
     source_id = serializers.IntegerField(min_value=1)
     added_at = serializers.DateTimeField()
+    front = serializers.CharField(required=False, help_text=READ_ONLY_TEXT)
+    back = serializers.CharField(required=False, help_text=READ_ONLY_TEXT)
     reviews = serializers.ListField(child=ImportReviewSerializer(), max_length=10_000)
 
 
 class ImportSerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=[FORMAT_NAME])
     version = serializers.ChoiceField(choices=[FORMAT_VERSION])
+    exported_at = serializers.DateTimeField(required=False, help_text="When the file was written")
     cards = serializers.ListField(child=ImportCardSerializer(), max_length=20_000)
 
 

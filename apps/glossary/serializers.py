@@ -11,6 +11,8 @@ from apps.glossary.models import Term
 
 
 class TermListSerializer(serializers.ModelSerializer):
+    aliases = serializers.ListField(child=serializers.CharField(), help_text="Abbreviations and other names, e.g. TTFT")
+
     class Meta:
         model = Term
         fields = ["slug", "term", "aliases", "definition"]
@@ -21,7 +23,8 @@ class TermListSerializer(serializers.ModelSerializer):
 
 
 class TermQuerySerializer(serializers.Serializer):
-    q = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    q = serializers.CharField(max_length=200, required=False, allow_blank=True,
+                              help_text="Substring of the term or an alias")
 
 
 class TermDetailSerializer(serializers.Serializer):

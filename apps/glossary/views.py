@@ -1,5 +1,4 @@
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -19,9 +18,7 @@ from apps.glossary.serializers import (
 AUTHORING_RESPONSES = {400: None, 401: None, 403: None}
 
 
-@extend_schema(
-    parameters=[OpenApiParameter("q", OpenApiTypes.STR, description="Substring of the term or an alias (max 200)")]
-)
+@extend_schema_view(get=extend_schema(parameters=[TermQuerySerializer]))
 class TermListApi(ConditionalGetMixin, generics.ListAPIView):
     """All glossary terms A-Z; ``page_size`` up to 500 lets a client load the whole glossary at once."""
 
@@ -39,7 +36,7 @@ class TermListApi(ConditionalGetMixin, generics.ListAPIView):
         key = body_key("term-list", is_author(request.user), request.build_absolute_uri())
         return Response(cached_body(key, lambda: super(TermListApi, self).list(request, *args, **kwargs).data))
 
-    @extend_schema(parameters=[], request=TermWriteSerializer, responses={201: TermAuthoringSerializer, **AUTHORING_RESPONSES})
+    @extend_schema(request=TermWriteSerializer, responses={201: TermAuthoringSerializer, **AUTHORING_RESPONSES})
     def post(self, request):
         """Authors create a term (a draft unless `status` says published)."""
         data = TermWriteSerializer(data=request.data)

@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.models import Status as ContentStatus
+from apps.core.serializers import documented_json
 from apps.courses.models import Level
 from apps.quiz import services
 from apps.quiz.investigation import MAX_QUESTIONS
@@ -67,8 +68,26 @@ class TopicSerializer(serializers.Serializer):
     question_count = serializers.IntegerField()
 
 
+class AnswerSerializer(serializers.Serializer):
+    """An answer in the question's kind (keys.grade checks it against the kind and the key)."""
+
+    selected = serializers.ListField(child=serializers.IntegerField(min_value=0), required=False,
+                                     help_text="Choice kinds: display indexes of the chosen options")
+    value = documented_json({"oneOf": [{"type": "number"}, {"type": "string"}]}, "NumericAnswerValue")(
+        required=False, help_text='Numeric: a number (with `unit`) or a quantity such as "16 GiB"')
+    unit = serializers.CharField(required=False, help_text="Numeric: the unit of `value`")
+    order = serializers.ListField(child=serializers.CharField(), required=False, help_text="Ordering: every item")
+    placement = serializers.DictField(child=serializers.CharField(), required=False,
+                                      help_text="Categorize: item → bin, every item")
+    matches = serializers.DictField(child=serializers.CharField(), required=False,
+                                    help_text="Matching: left → right, every left item")
+
+
+AnswerField = documented_json(AnswerSerializer, "AnswerField", serializers.DictField)
+
+
 class CheckInputSerializer(serializers.Serializer):
-    answer = serializers.DictField(
+    answer = AnswerField(
         required=False,
         help_text='choice {"selected": [display indexes]}; numeric {"value": 16, "unit": "GiB"} or {"value": "16 GiB"}; '
         'ordering {"order": [texts]}; categorize {"placement": {item: bin}}; matching {"matches": {left: right}}. '
@@ -76,10 +95,27 @@ class CheckInputSerializer(serializers.Serializer):
     )
 
 
+def _text_map(help_text: str) -> serializers.DictField:
+    return serializers.DictField(child=serializers.CharField(), required=False, help_text=help_text)
+
+
+class FeedbackSerializer(serializers.Serializer):
+    """The right key in answer terms (keys.grade): the fields of the question's kind; none for open questions."""
+
+    correct_options = serializers.ListField(child=serializers.IntegerField(), required=False,
+                                            help_text="Choice kinds: indexes of the right options in display order")
+    expected = serializers.FloatField(required=False, help_text="Numeric: the expected value in `unit`")
+    unit = serializers.CharField(required=False, help_text="Numeric: the key's unit")
+    given_in_answer_unit = serializers.FloatField(required=False, help_text="Numeric: the answer converted to `unit`")
+    correct_order = serializers.ListField(child=serializers.CharField(), required=False, help_text="Ordering")
+    correct_placement = _text_map("Categorize: item → its bin")
+    correct_matches = _text_map("Matching: left item → its right item")
+
+
 class CheckResultSerializer(serializers.Serializer):
     correct = serializers.BooleanField(allow_null=True)
     score = serializers.FloatField(allow_null=True, help_text="0..1; partial credit for multiple choice, ordering, categorize, matching")
-    feedback = serializers.DictField(help_text="The right key in answer terms (correct_options, expected, correct_order, ...)")
+    feedback = FeedbackSerializer()
     answer_html = serializers.CharField(help_text="The model answer")
     explanation = serializers.CharField(allow_blank=True)
 
@@ -90,13 +126,21 @@ class ListFilterField(serializers.ListField):
         super().__init__(required=False, max_length=LIST_MAX, **kwargs)
 
 
-class SessionCreateSerializer(serializers.Serializer):
-    mode = serializers.ChoiceField(choices=SessionMode.choices, default=SessionMode.PRACTICE)
+class SessionFiltersSerializer(serializers.Serializer):
+    """The filters a session was drawn with (those given, non-empty)."""
+
     part = ListFilterField(help_text="Part slugs")
     chapter = ListFilterField(help_text="Chapter slugs")
     topic = ListFilterField(help_text="Topic tags")
     level = ListFilterField(child=serializers.ChoiceField(choices=Level.choices))
     kind = ListFilterField(child=serializers.ChoiceField(choices=Kind.choices))
+
+
+SessionFiltersField = documented_json(SessionFiltersSerializer, "SessionFiltersField")
+
+
+class SessionCreateSerializer(SessionFiltersSerializer):
+    mode = serializers.ChoiceField(choices=SessionMode.choices, default=SessionMode.PRACTICE)
     size = serializers.IntegerField(min_value=1, max_value=50, required=False, help_text="Default 10 (practice), 8 (interview)")
     seconds_per_question = serializers.IntegerField(min_value=10, max_value=3600, required=False, help_text="Interview only; default 120")
 
@@ -114,6 +158,7 @@ class SessionAnswerSerializer(serializers.Serializer):
 
 
 class SessionSerializer(serializers.ModelSerializer):
+    filters = SessionFiltersField(read_only=True)
     questions = serializers.SerializerMethodField()
     answers = SessionAnswerSerializer(many=True, read_only=True)
 
@@ -134,6 +179,7 @@ class SessionCreatedSerializer(SessionSerializer):
 
 
 class SessionListSerializer(serializers.ModelSerializer):
+    filters = SessionFiltersField(read_only=True)
     size = serializers.SerializerMethodField()
     answered = serializers.SerializerMethodField()
     score = serializers.SerializerMethodField()
@@ -155,7 +201,7 @@ class SessionListSerializer(serializers.ModelSerializer):
 
 class AnswerInputSerializer(serializers.Serializer):
     question = serializers.IntegerField(min_value=1)
-    answer = serializers.DictField(required=False, help_text="For auto-checked kinds; same shapes as /questions/{id}/check/")
+    answer = AnswerField(required=False, help_text="For auto-checked kinds; same shapes as /questions/{id}/check/")
     self_rating = serializers.ChoiceField(choices=list(services.SELF_RATING_SCORES), required=False, help_text="For open questions: again 0, hard 0.5, good 0.8, easy 1.0")
     duration_ms = serializers.IntegerField(min_value=0, max_value=86_400_000, required=False, help_text="Time spent on the question; measured by the server when absent")
 
@@ -170,11 +216,19 @@ class AnswerResultSerializer(CheckResultSerializer):
     finished = serializers.BooleanField()
 
 
+class RereadSerializer(serializers.Serializer):
+    """A chapter to re-read, as services._chapter_refs builds it."""
+
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    url = serializers.CharField(help_text="Web client path")
+
+
 class TopicScoreSerializer(serializers.Serializer):
     topic = serializers.CharField()
     answered = serializers.IntegerField()
     score = serializers.FloatField()
-    chapters = serializers.ListField(child=serializers.DictField(), help_text="[{slug, title, url}] to re-read")
+    chapters = RereadSerializer(many=True, help_text="Chapters to re-read")
 
 
 class LevelScoreSerializer(serializers.Serializer):
@@ -301,6 +355,43 @@ class NumberSerializer(serializers.ModelSerializer):
 # --- authoring (authors and superusers; field names as in fixtures/questions/*.yaml) ----------------------
 
 
+class OptionSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    correct = serializers.BooleanField(default=False)
+    why = serializers.CharField(required=False, help_text="Why this option is right or wrong")
+
+
+class NumericKeySerializer(serializers.Serializer):
+    value = serializers.FloatField()
+    unit = serializers.CharField(help_text="A unit of apps.quiz.units, e.g. GB, GiB/s, ms; empty for a plain number")
+    tolerance = serializers.FloatField(min_value=0, help_text="A fraction when relative (0.05 = ±5 %)")
+    tolerance_mode = serializers.ChoiceField(choices=["relative", "absolute"], default="relative")
+
+
+class PairSerializer(serializers.Serializer):
+    left = serializers.CharField()
+    right = serializers.CharField()
+
+
+# The key fields are checked as a whole by keys.validate_key (messages name e.g. `options.1.text`); these document
+# the shapes it accepts and returns.
+KEY_ITEM = {"oneOf": [{"type": "string"}, {"type": "object", "properties": {"text": {"type": "string"},
+                                                                            "bin": {"type": "string"}},
+                                           "required": ["text", "bin"]}],
+            "description": "ordering: a text; categorize: {text, bin}"}
+ItemField = documented_json(KEY_ITEM, "ItemField")
+
+
+def key_list(item, max_length: int | None = None, **kwargs) -> serializers.ListField:
+    """A list of the key's entries, checked as a list here and entry by entry by keys.validate_key."""
+    limit = {"max_length": max_length} if max_length else {}
+    documented = documented_json(serializers.ListField(child=item, **limit), "KeyList", serializers.ListField)
+    return documented(child=serializers.JSONField(), required=False, **limit, **kwargs)
+
+
+NumericField = documented_json(NumericKeySerializer, "NumericField", serializers.DictField)
+
+
 class QuestionWriteSerializer(serializers.Serializer):
     """A question as authored. The answer key is given in the kind's own fields: options (single/multiple choice),
     numeric {value, unit, tolerance, tolerance_mode} (numeric), items (ordering: strings in the right order;
@@ -317,13 +408,11 @@ class QuestionWriteSerializer(serializers.Serializer):
                                      help_text="Glossary term slugs")
     prompt = serializers.CharField(trim_whitespace=False, help_text="Markdown")
     answer = serializers.CharField(trim_whitespace=False, help_text="Model answer and explanation (Markdown)")
-    options = serializers.ListField(child=serializers.DictField(), required=False, max_length=20,
-                                    help_text="[{text, correct, why?}]")
-    numeric = serializers.DictField(required=False, help_text="{value, unit, tolerance, tolerance_mode}")
-    items = serializers.ListField(child=serializers.JSONField(), required=False, max_length=50)
+    options = key_list(OptionSerializer(), 20, help_text="Choice kinds: at least two, one correct for single choice")
+    numeric = NumericField(required=False)
+    items = key_list(ItemField(), 50, help_text="Ordering: texts in the right order; categorize: {text, bin}")
     bins = serializers.ListField(child=serializers.CharField(max_length=200), required=False, max_length=20)
-    pairs = serializers.ListField(child=serializers.DictField(), required=False, max_length=50,
-                                  help_text="[{left, right}]")
+    pairs = key_list(PairSerializer(), 50, help_text="Matching: at least two")
     status = serializers.ChoiceField(choices=ContentStatus.choices, required=False,
                                      help_text="draft (authors only) or published; new items default to draft")
 
@@ -338,11 +427,11 @@ class QuestionAuthoringSerializer(serializers.Serializer):
     glossary = serializers.ListField(child=serializers.SlugField())
     prompt = serializers.CharField()
     answer = serializers.CharField()
-    options = serializers.ListField(child=serializers.DictField(), required=False)
-    numeric = serializers.DictField(required=False)
-    items = serializers.ListField(child=serializers.JSONField(), required=False)
+    options = key_list(OptionSerializer())
+    numeric = NumericField(required=False)
+    items = key_list(ItemField())
     bins = serializers.ListField(child=serializers.CharField(), required=False)
-    pairs = serializers.ListField(child=serializers.DictField(), required=False)
+    pairs = key_list(PairSerializer())
     key_version = serializers.IntegerField()
     status = serializers.CharField()
     updated_at = serializers.DateTimeField()

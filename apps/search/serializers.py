@@ -2,7 +2,7 @@ from rest_framework import serializers
 
 
 class SearchQuerySerializer(serializers.Serializer):
-    q = serializers.CharField(max_length=200, help_text="Search words; typos are tolerated")
+    q = serializers.CharField(max_length=200, help_text="Search words (not blank); typos are tolerated")
     limit = serializers.IntegerField(min_value=1, max_value=50, default=20)
 
 

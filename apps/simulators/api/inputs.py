@@ -2,10 +2,13 @@
 
 from dataclasses import fields as dataclass_fields
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.exceptions import InvalidInput
 from apps.core.models import Status as ContentStatus
+from apps.core.schema import at_least_one, at_most_one, exactly_one, given
+from apps.core.serializers import documented_json
 from apps.simulators import catalog
 from apps.simulators.engine.cluster import ROUTERS
 from apps.simulators.engine.grid import GRID_KEYS, MAX_POINTS, grid_size
@@ -168,6 +171,11 @@ class ModelChoice(serializers.Serializer):
 
     model_required = True
 
+    @classmethod
+    def request_rules(cls) -> list[dict]:
+        """What validate() requires of the choice fields, for the schema."""
+        return [(exactly_one if cls.model_required else at_most_one)("model", "config")]
+
 
 class GPUChoice(ModelChoice):
     gpu = serializers.CharField(max_length=120, required=False, help_text="Catalog GPU slug, e.g. h100-sxm")
@@ -182,6 +190,10 @@ class GPUChoice(ModelChoice):
         return data
 
     gpu_required = True
+
+    @classmethod
+    def request_rules(cls) -> list[dict]:
+        return [*super().request_rules(), (exactly_one if cls.gpu_required else at_most_one)("gpu", "gpu_spec")]
 
 
 def dtype_field(default: str = "bf16", choices=None) -> serializers.ChoiceField:
@@ -276,6 +288,11 @@ class SpeculativeInput(serializers.Serializer):
     max_draft_tokens = serializers.IntegerField(min_value=1, max_value=64, default=16)
 
 
+def only(name: str, value: str) -> dict:
+    """The field, if given, is this value (a pattern: the schema's enum hook would turn an enum into a component)."""
+    return {"properties": {name: {"type": "string", "pattern": f"^{value}$"}}}
+
+
 class CollectivesInput(serializers.Serializer):
     op = serializers.ChoiceField(choices=OPS)
     algorithm = serializers.ChoiceField(choices=ALGORITHMS, default="ring")
@@ -286,6 +303,11 @@ class CollectivesInput(serializers.Serializer):
     gpu = serializers.CharField(max_length=120, required=False)
     gpu_spec = InlineGPUSerializer(required=False)
     latency_s = serializers.FloatField(min_value=0, max_value=1, default=1e-6)
+
+    @classmethod
+    def request_rules(cls) -> list[dict]:
+        return [at_least_one(given("link_bandwidth_bytes_per_s", nullable=True), given("gpu"), given("gpu_spec")),
+                at_least_one(only("op", "all_reduce"), {"not": given("algorithm")}, only("algorithm", "ring"))]
 
     def validate(self, data):
         if not data.get("link_bandwidth_bytes_per_s") and not data.get("gpu") and not data.get("gpu_spec"):
@@ -357,6 +379,10 @@ class PrefixCacheInput(serializers.Serializer):
     block_size = pos_int(4096, default=16)
     capacity_blocks = serializers.IntegerField(min_value=0, max_value=10_000_000)
 
+    @classmethod
+    def request_rules(cls) -> list[dict]:
+        return [exactly_one("prompts", "texts", "synthetic")]
+
     def validate(self, data):
         given = [k for k in ("prompts", "texts", "synthetic") if data.get(k) is not None]
         if len(given) != 1:
@@ -395,6 +421,11 @@ class RequestWalkInput(GPUChoice):
     gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.9,
                                                     help_text="Share of GPU memory vLLM may use (the fit verdict)")
 
+    @classmethod
+    def request_rules(cls) -> list[dict]:
+        non_blank = {"properties": {"prompt": {"type": "string", "minLength": 1}}}
+        return [*super().request_rules(), at_least_one({**given("prompt"), **non_blank}, given("tokens", nullable=True))]
+
     def validate(self, data):
         data = super().validate(data)
         if not data.get("prompt") and not data.get("tokens"):
@@ -429,6 +460,16 @@ class EngineSLOInput(serializers.Serializer):
     tpot_s = serializers.FloatField(min_value=0.0001, max_value=60, default=0.1)
 
 
+TRACE_ROW = {"arrival_s": {"type": "number", "minimum": 0, "maximum": 1e7},
+             "prompt_tokens": {"type": "integer", "minimum": 1}, "output_tokens": {"type": "integer", "minimum": 1},
+             "prefix_id": {"type": "integer", "minimum": 0, "nullable": True}}
+TraceRow = documented_json({"oneOf": [  # checked by workload.from_trace
+    {"type": "array", "items": {"type": "number", "nullable": True}, "minItems": 3, "maxItems": 4,
+     "description": "[arrival_s, prompt_tokens, output_tokens, prefix_id?]"},
+    {"type": "object", "properties": TRACE_ROW, "required": list(TRACE_ROW)[:3]},
+]}, "TraceRow")
+
+
 class EngineWorkloadInput(serializers.Serializer):
     arrival_rate_per_s = serializers.FloatField(min_value=0.001, max_value=100_000, default=10.0)
     num_requests = serializers.IntegerField(min_value=1, max_value=MAX_SYNC_REQUESTS, default=200)
@@ -440,7 +481,7 @@ class EngineWorkloadInput(serializers.Serializer):
     shared_prefix_tokens = serializers.IntegerField(min_value=0, max_value=32_768, default=0)
     prefix_groups = serializers.IntegerField(min_value=1, max_value=1000, default=1)
     session_turns = serializers.IntegerField(min_value=1, max_value=20, default=1)
-    trace = serializers.ListField(child=serializers.JSONField(), max_length=MAX_SYNC_REQUESTS, required=False,
+    trace = serializers.ListField(child=TraceRow(), max_length=MAX_SYNC_REQUESTS, required=False,
                                   help_text="[arrival_s, prompt_tokens, output_tokens, prefix_id?] rows; replaces "
                                             "the synthetic arrivals and lengths")
 
@@ -514,6 +555,26 @@ GRID_VALIDATORS = {
 }
 
 
+MAX_KNOB_VALUES = 100
+
+
+def knob_fields(wrap) -> dict[str, serializers.Field]:
+    """A fresh optional field per grid knob: `wrap` turns a copy of the knob's validator into the field."""
+    return {key: wrap(type(field)(*field._args, **field._kwargs)) for key, field in GRID_VALIDATORS.items()}
+
+
+SweepGrid = type("SweepGrid", (serializers.Serializer,), {
+    "__doc__": f"Knob → list of 1 to {MAX_KNOB_VALUES} distinct values (SweepInput.validate_grid); at most "
+               f"{MAX_POINTS:,} points in all",
+    **knob_fields(lambda child: serializers.ListField(child=child, min_length=1, max_length=MAX_KNOB_VALUES,
+                                                      required=False))})
+
+
+@extend_schema_field(SweepGrid)
+class GridField(serializers.DictField):
+    """Validated knob by knob in SweepInput.validate_grid (messages name the knob); documented as SweepGrid."""
+
+
 class SweepInput(EngineInput):
     replicas = serializers.IntegerField(min_value=1, max_value=16, default=1)
     router = serializers.ChoiceField(choices=ROUTERS, default="round_robin")
@@ -522,10 +583,15 @@ class SweepInput(EngineInput):
         "screen's frontier (within 25 %, SLO boundary included; 2 to 10 % of the grid, at least 16, at most 160 "
         "points) and the frontier and recommendation come from them; "
         "exhaustive: the engine simulates every point (grids of 16 points or fewer always are)"))
-    grid = serializers.DictField(help_text=f"Knob → list of values; knobs: {', '.join(GRID_KEYS)}; "
-                                           f"at most {MAX_POINTS:,} points")
+    grid = GridField(help_text=f"Knob → list of values; knobs: {', '.join(GRID_KEYS)}; at most {MAX_POINTS:,} points")
 
     gpu_required = False  # the grid may name the GPUs
+
+    @classmethod
+    def request_rules(cls) -> list[dict]:
+        gpu_knob = {"required": ["grid"], "properties": {"grid": {"required": ["gpu"]}}}
+        return [*super().request_rules(), at_least_one(given("gpu"), given("gpu_spec"), gpu_knob),
+                {"properties": {"grid": {"minProperties": 1}}}]
 
     def validate(self, attrs: dict) -> dict:
         attrs = super().validate(attrs)
@@ -549,8 +615,8 @@ class SweepInput(EngineInput):
         for key, values in grid.items():
             if key not in GRID_KEYS:
                 raise serializers.ValidationError({key: [f"Unknown knob; use {', '.join(GRID_KEYS)}."]})
-            if not isinstance(values, list) or not 1 <= len(values) <= 100:
-                raise serializers.ValidationError({key: ["Must be a list of 1 to 100 values."]})
+            if not isinstance(values, list) or not 1 <= len(values) <= MAX_KNOB_VALUES:
+                raise serializers.ValidationError({key: [f"Must be a list of 1 to {MAX_KNOB_VALUES} values."]})
             field = GRID_VALIDATORS[key]
             out = []
             for value in values:

@@ -1,8 +1,11 @@
 """Response serializers: the single definition of every simulator response shape (the schema and the typed client
 are generated from these)."""
 
+from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
+from apps.core.serializers import documented_json
+from apps.simulators.api import inputs as i
 from apps.simulators.api.inputs import GPUWriteSerializer, ModelConfigWriteSerializer
 from apps.simulators.models import GPU, ModelConfig, SweepJob, SweepPoint
 
@@ -62,6 +65,8 @@ Summary = output("ModelSummary", slug=S, name=S, attention=S, max_position_embed
 GPUSummary = output("GPUSummary", slug=S, name=S, memory_bytes=F, marketing_memory_bytes=F(allow_null=True),
                     hbm_bandwidth_bytes_per_s=F,
                     interconnect_bandwidth_bytes_per_s=F, price_per_hour_usd=F)
+FlagValue = documented_json({"oneOf": [{"type": "string"}, {"type": "number"}], "nullable": True,
+                             "description": "A number, a word, or null for a switch"}, "FlagValue")
 Warnings = serializers.ListField(child=serializers.CharField(), help_text="Things that are allowed but suspicious")
 
 
@@ -99,6 +104,7 @@ FitOutput = output(
     max_concurrent_sequences_all_ranks=F, **parallel(), min_tensor_parallel=I(allow_null=True),
     min_tensor_parallel_tried=many(output("TPTry", tp=I, valid=B, fits=B, headroom_bytes=F)),
     weight_bytes_total=F, derivation=S, min_tensor_parallel_derivation=S, warnings=Warnings)
+Prior = output("Prior", low=F, expected=F, high=F, source=S)  # modeling.roofline.Prior
 RooflinePoint = output("RooflinePoint", phase=S, arithmetic_intensity_flops_per_byte=F, achieved_flops_per_s=F, bound=S)
 StepTimeOutput = output(
     "StepTimeOutput", model=Summary(), gpu=GPUSummary(), phase=S, tokens=I, flops=F, bytes=F, weight_bytes=F,
@@ -109,7 +115,9 @@ StepTimeOutput = output(
     crossover_batch=F, crossover_reachable=B,
     roofline=output("Roofline", peak_flops_per_s=F, bandwidth_bytes_per_s=F, ridge_point_flops_per_byte=F,
                     points=many(RooflinePoint))(),
-    **feasibility(), note=S, derivation=S, feasibility_derivation=S, priors=serializers.DictField(), warnings=Warnings)
+    **feasibility(), note=S, derivation=S, feasibility_derivation=S, priors=output(
+        "EfficiencyPriors", **{name: Prior() for name in ("mfu", "mbu", "comm_efficiency", "step_overhead_s",
+                                                          "per_request_overhead_s")})(), warnings=Warnings)
 CurvePoint = output("CurvePoint", batch_size=I, tpot_seconds=F, tpot_seconds_range=floats(), tokens_per_s=F,
                     tokens_per_s_range=floats(), tokens_per_s_per_gpu=F, bound=S)
 ThroughputLatencyOutput = output(
@@ -158,9 +166,10 @@ RequestWalkOutput = output(
     decode_steps=I(help_text="output_tokens − 1"), kv_bytes_per_token=F,
     prefill_bound=S, decode_bound=S, bound=S, crossover_batch=F, decode_weight_bytes_per_step=F,
     timeline=many(TimelineStep), **feasibility(), derivation=S, warnings=Warnings)
+ServeFlag = output("ServeFlag", flag=S, value=FlagValue(allow_null=True), why=S)
 ServeConfigOutput = output(
     "ServeConfigOutput", model=Summary(), gpu=GPUSummary(), tensor_parallel=I, max_model_len=I, command=S,
-    flags=many(output("ServeFlag", flag=S, value=serializers.JSONField(allow_null=True), why=S)), kubernetes_yaml=S, derivation=S,
+    flags=many(ServeFlag), kubernetes_yaml=S, derivation=S,
     warnings=Warnings)
 
 
@@ -173,34 +182,106 @@ class LatencyStats(serializers.Serializer):
     max = serializers.FloatField()
 
 
+Histogram = output("Histogram", edges=floats(help_text="Bin edges, seconds (one more than counts)"),
+                   counts=serializers.ListField(child=serializers.IntegerField()))
+SlugName = output("SlugName", slug=S, name=S)
+
+
 class EngineOutput(serializers.Serializer):
-    num_requests = serializers.IntegerField()
-    completed = serializers.IntegerField()
-    makespan_s = serializers.FloatField()
+    """What apps.simulators.engine.simulate returns (metrics.request_summary, simulate._result) plus the model and
+    GPU it ran."""
+
+    num_requests = I()
+    completed = I()
+    makespan_s = F(help_text="First arrival to last finish")
     ttft_s = LatencyStats()
     tpot_s = LatencyStats()
     e2e_s = LatencyStats()
-    throughput = serializers.DictField()
-    goodput = serializers.DictField()
-    preemptions = serializers.IntegerField()
-    prefix_cache_hit_rate = serializers.FloatField()
-    steps = serializers.IntegerField()
-    mean_batch_size = serializers.FloatField()
-    kv_cache = serializers.DictField()
-    cost = serializers.DictField()
-    invariants = serializers.DictField()
-    series = serializers.DictField()
-    histograms = serializers.DictField()
-    replicas = serializers.ListField(child=serializers.DictField())
-    pools = serializers.DictField(required=False)
-    model = serializers.DictField()
-    gpu = serializers.DictField()
+    throughput = output("Throughput", requests_per_s=F, output_tokens_per_s=F)()
+    goodput = output("Goodput", requests_per_s=F, fraction=F(help_text="Share of requests meeting both SLOs"),
+                     slo=output("EngineSLO", ttft_s=F, tpot_s=F)())()
+    preemptions = I()
+    prefix_cache_hit_rate = F()
+    steps = I()
+    mean_batch_size = F()
+    kv_cache = output("EngineKVCache", blocks_per_replica=I, block_size=I, capacity_tokens_per_replica=I,
+                      bytes_per_token_per_gpu=F)()
+    cost = output("EngineCost", gpus=I, usd_per_hour=F,
+                  usd_per_million_output_tokens=F(help_text="1e12 when nothing was served"))()
+    invariants = output(
+        "EngineInvariants", tokens_conserved=B, tokens_computed=I, tokens_expected=I, all_finished=B,
+        littles_law=output("LittlesLaw", mean_concurrency=F, throughput_times_latency=F, relative_error=F,
+                           tolerance=F, ok=B)())()
+    series = output("EngineSeries", t_s=floats(), queue_depth=floats(), running=floats(), kv_usage=floats(
+        help_text="Share of KV blocks in use, averaged over the engines"))()
+    histograms = output("LatencyHistograms", ttft_s=Histogram(), tpot_s=Histogram())()
+    replicas = many(output("EngineReplica", requests=I, steps=I, preemptions=I, prefix_cache_hit_rate=F,
+                           mean_batch_size=F, busy_fraction=F, output_tokens=I))
+    pools = output("EnginePools", prefill=I(help_text="Prefill replicas"), decode=I(help_text="Decode replicas"))(
+        required=False, help_text="Disaggregated prefill/decode only")
+    model = SlugName()
+    gpu = SlugName()
+
+
+def one_of(name: str, *shapes: type[serializers.Serializer], **kwargs) -> PolymorphicProxySerializer:
+    """Exactly one of these shapes (told apart by their required fields)."""
+    return PolymorphicProxySerializer(component_name=name, serializers=list(shapes), resource_type_field_name=None,
+                                      many=False, **kwargs)
+
+
+def infeasible(name: str, **extra) -> type[serializers.Serializer]:
+    return output(name, feasible=B(help_text="false: the point could not run"),
+                  error=S(help_text="The field and why, e.g. `tensor_parallel: TP=8 does not divide ...`"), **extra)
+
+
+ScreenResult = one_of(  # engine.screen.Screen.point
+    "ScreenResult",
+    output("ScreenedPoint", feasible=B(help_text="true: priced by the screen"), ttft_p99_s=F, tpot_p99_s=F,
+           usd_per_million_tokens=F, utilization=F, meets_slo=B),
+    infeasible("ScreenInfeasiblePoint"), help_text="The closed-form screen's figures for this point (two-stage sweeps)")
+Percentiles = output("Percentiles", p50=F, p90=F, p99=F)
+PointMetrics = output(
+    "SweepPointMetrics", feasible=B(help_text="true: the point ran"), ttft_s=Percentiles(), tpot_s=Percentiles(),
+    e2e_s=output("E2EPercentiles", p50=F, p99=F)(), output_tokens_per_s=F, goodput_requests_per_s=F,
+    goodput_fraction=F, preemptions=I, gpus=I, usd_per_hour=F, usd_per_million_tokens=F,
+    longest_request_tokens=I, screen=documented_json(ScreenResult, "ScreenField")(required=False))
+MetricsField = documented_json(one_of(  # simulation.point_compute, plus sweeps.sweep_chunk_run's `screen`
+    "SweepPointResult", PointMetrics,
+    infeasible("InfeasibleSweepPoint", screen=documented_json(ScreenResult, "ScreenField")(required=False))),
+    "MetricsField")
+ParetoPoint = output(  # sweeps._frontier_point
+    "ParetoPoint", index=I, usd_per_million_tokens=F, ttft_p99_s=F, tpot_p99_s=F,
+    engine=output("EngineVerdict", simulated=B, meets_slo=B, goodput_fraction=F)(),
+    screen=documented_json(ScreenResult, "ScreenField")(required=False))
+SweepScreen = output(  # sweeps.sweep_screen and sweep_finalize
+    "SweepScreen", mode=S(required=False, help_text="two_stage or exhaustive"), grid_points=I(required=False),
+    simulated=I(required=False),
+    feasible=I(required=False, help_text="Two-stage: points the screen found feasible"),
+    meets_slo=I(required=False, help_text="Two-stage: points the screen puts within the SLO"),
+    seconds=F(required=False, help_text="Two-stage: the screen's time"),
+    candidates=serializers.ListField(child=I(), required=False, help_text="Two-stage: the grid indices simulated"),
+    points=serializers.DictField(child=documented_json(ScreenResult, "ScreenField")(), required=False,
+                                 help_text="Two-stage: grid index → the screen's figures, for the candidates"),
+    agreement=output("ScreenAgreement", simulated=I, same_verdict=I, engine_meets_slo=I, screen_meets_slo=I)(
+        required=False, help_text="Two-stage, when done: how often screen and engine agreed"))
+SweepKnobs = type("SweepKnobs", (serializers.Serializer,), {
+    "__doc__": "One sweep point's knob values: one value per knob of the grid",
+    **i.knob_fields(lambda field: type(field)(*field._args, **{**field._kwargs, "required": False}))})
+KnobsField = documented_json(SweepKnobs, "KnobsField")
 
 
 class SweepPointOutput(serializers.ModelSerializer):
+    params = KnobsField(read_only=True, help_text="This point's knob values")
+    metrics = MetricsField(read_only=True)
+
     class Meta:
         model = SweepPoint
         fields = ["index", "params", "metrics", "meets_slo"]
+
+
+Recommendation = output(  # sweeps._recommend
+    "SweepRecommendation", index=I, params=SweepKnobs(), metrics=PointMetrics(), command=S(help_text="`vllm serve ...`"),
+    flags=many(ServeFlag), replicas=I, router=S, reason=S)
 
 
 class SweepJobOutput(serializers.ModelSerializer):
@@ -216,6 +297,14 @@ class SweepJobOutput(serializers.ModelSerializer):
 
 
 class SweepJobDetailOutput(SweepJobOutput):
+    screen = documented_json(SweepScreen, "SweepScreenField")(read_only=True, help_text=(
+        "Stage one: the screen's summary; {} for a sweep made before screening"))
+    request = documented_json(i.SweepInput, "SweepRequestField")(
+        read_only=True, help_text="Base configuration, workload, SLOs and grid as validated (defaults filled in)")
+    pareto = documented_json(ParetoPoint(many=True), "ParetoField")(
+        read_only=True, help_text="Points meeting the SLO not beaten on both cost and p99 TTFT, cheapest first")
+    recommendation = documented_json(Recommendation(allow_null=True), "RecommendationField")(
+        read_only=True, allow_null=True, help_text="The cheapest point meeting the SLO; null until done or when none does")
     results = SweepPointOutput(source="points", many=True, read_only=True)
 
     class Meta(SweepJobOutput.Meta):

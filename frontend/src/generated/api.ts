@@ -567,23 +567,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/flashcards/decks/{slug}/preset/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Use one of your presets for a deck (and the decks below it), or none */
-        put: operations["flashcards_decks_preset_update"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/flashcards/due/": {
         parameters: {
             query?: never;
@@ -644,7 +627,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fit FSRS parameters to the review log of one preset's cards in the background */
+        /** Fit FSRS parameters to your review log in the background */
         post: operations["flashcards_optimize_create"];
         delete?: never;
         options?: never;
@@ -698,41 +681,6 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
-        trace?: never;
-    };
-    "/api/v1/flashcards/presets/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Your deck option presets */
-        get: operations["flashcards_presets_list"];
-        put?: never;
-        /** A new deck option preset (limits, retention, steps), as Anki's */
-        post: operations["flashcards_presets_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/flashcards/presets/{preset_id}/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["flashcards_presets_retrieve"];
-        put?: never;
-        post?: never;
-        /** Delete a preset; its decks go back to their parent's preset or the Default */
-        delete: operations["flashcards_presets_destroy"];
-        options?: never;
-        head?: never;
-        patch: operations["flashcards_presets_partial_update"];
         trace?: never;
     };
     "/api/v1/flashcards/stats/": {
@@ -1555,9 +1503,7 @@ export interface components {
         AnswerInputRequest: {
             question: number;
             /** @description For auto-checked kinds; same shapes as /questions/{id}/check/ */
-            answer?: {
-                [key: string]: unknown;
-            };
+            answer?: components["schemas"]["AnswerRequest"];
             /**
              * @description For open questions: again 0, hard 0.5, good 0.8, easy 1.0
              *
@@ -1569,6 +1515,25 @@ export interface components {
             self_rating?: components["schemas"]["SelfRatingEnum"];
             /** @description Time spent on the question; measured by the server when absent */
             duration_ms?: number;
+        };
+        /** @description An answer in the question's kind (keys.grade checks it against the kind and the key). */
+        AnswerRequest: {
+            /** @description Choice kinds: display indexes of the chosen options */
+            selected?: number[];
+            /** @description Numeric: a number (with `unit`) or a quantity such as "16 GiB" */
+            value?: number | string;
+            /** @description Numeric: the unit of `value` */
+            unit?: string;
+            /** @description Ordering: every item */
+            order?: string[];
+            /** @description Categorize: item → bin, every item */
+            placement?: {
+                [key: string]: string;
+            };
+            /** @description Matching: left → right, every left item */
+            matches?: {
+                [key: string]: string;
+            };
         };
         AnswerResult: {
             correct: boolean | null;
@@ -1766,7 +1731,7 @@ export interface components {
              * @default 0.9
              */
             max_utilization: number;
-        };
+        } & ((unknown | unknown) & (unknown | unknown));
         CapacityOutput: {
             /** @description Things that are allowed but suspicious */
             warnings: string[];
@@ -1965,8 +1930,6 @@ export interface components {
         ChapterDeckNode: {
             /** @description Pass as ?deck= to the due queue to study this subtree */
             slug: string;
-            /** @description The options preset assigned to this deck, if any */
-            preset: components["schemas"]["PresetRef"] | null;
             title: string;
             kind: components["schemas"]["DeckKindEnum"];
             /** @description Cards in the deck */
@@ -2050,9 +2013,7 @@ export interface components {
         };
         CheckInputRequest: {
             /** @description choice {"selected": [display indexes]}; numeric {"value": 16, "unit": "GiB"} or {"value": "16 GiB"}; ordering {"order": [texts]}; categorize {"placement": {item: bin}}; matching {"matches": {left: right}}. Not needed for open questions. */
-            answer?: {
-                [key: string]: unknown;
-            };
+            answer?: components["schemas"]["AnswerRequest"];
         };
         CheckResult: {
             correct: boolean | null;
@@ -2133,17 +2094,12 @@ export interface components {
             kv_dtype: components["schemas"]["KvDtypeEnum"];
             slo?: components["schemas"]["EngineSLOInputRequest"];
             workload: components["schemas"]["EngineWorkloadInputRequest"];
-            /**
-             * @description Return the first engine's first N steps as `step_log`
-             * @default 0
-             */
-            trace_steps: number;
             /** @default 2 */
             replicas: number;
             /** @default round_robin */
             router: components["schemas"]["RouterEnum"];
             disaggregation?: components["schemas"]["DisaggregationInputRequest"] | null;
-        };
+        } & ((unknown | unknown) & (unknown | unknown));
         CollectiveCurve: {
             message_bytes: number[];
             seconds: number[];
@@ -2168,7 +2124,13 @@ export interface components {
              * @default 0.000001
              */
             latency_s: number;
-        };
+        } & (({
+            link_bandwidth_bytes_per_s: unknown;
+        } | unknown | unknown) & ({
+            op?: string;
+        } | unknown | {
+            algorithm?: string;
+        }));
         CollectivesOutput: {
             gpu: components["schemas"]["GPUSummary"] | null;
             curves: components["schemas"]["CollectiveCurve"][];
@@ -2281,37 +2243,6 @@ export interface components {
          * @enum {string}
          */
         DeckKindEnum: "all" | "part" | "chapter" | "topic";
-        /** @description The options a deck preset holds; the review settings hold them too, as the Default preset. */
-        DeckPreset: {
-            /** Format: double */
-            desired_retention: number;
-            new_cards_per_day: number;
-            max_reviews_per_day: number;
-            /** @description Minutes, 0-10 steps */
-            learning_steps: number[];
-            /** @description Minutes, 0-10 steps */
-            relearning_steps: number[];
-            readonly id: number;
-            /** @description Unique among your presets */
-            name: string;
-            /** @description FSRS-6 weights fitted to this preset's cards (empty: the Default's) */
-            readonly parameters: number[];
-            /** @description Slugs of its decks */
-            readonly decks: string[];
-        };
-        /** @description The options a deck preset holds; the review settings hold them too, as the Default preset. */
-        DeckPresetRequest: {
-            /** Format: double */
-            desired_retention: number;
-            new_cards_per_day: number;
-            max_reviews_per_day: number;
-            /** @description Minutes, 0-10 steps */
-            learning_steps: number[];
-            /** @description Minutes, 0-10 steps */
-            relearning_steps: number[];
-            /** @description Unique among your presets */
-            name: string;
-        };
         DeckTree: {
             /** Format: date-time */
             day_ends_at: string;
@@ -2496,12 +2427,7 @@ export interface components {
             kv_dtype: components["schemas"]["KvDtypeEnum"];
             slo?: components["schemas"]["EngineSLOInputRequest"];
             workload: components["schemas"]["EngineWorkloadInputRequest"];
-            /**
-             * @description Return the first engine's first N steps as `step_log`
-             * @default 0
-             */
-            trace_steps: number;
-        };
+        } & ((unknown | unknown) & (unknown | unknown));
         EngineInvariants: {
             littles_law: components["schemas"]["LittlesLaw"];
             tokens_conserved: boolean;
@@ -2547,8 +2473,6 @@ export interface components {
             replicas: components["schemas"]["EngineReplica"][];
             /** @description Disaggregated prefill/decode only */
             pools?: components["schemas"]["EnginePools"];
-            /** @description Only when trace_steps > 0: the first engine's first steps */
-            step_log?: components["schemas"]["EngineStep"][];
             model: components["schemas"]["SlugName"];
             gpu: components["schemas"]["SlugName"];
         };
@@ -2607,23 +2531,11 @@ export interface components {
             /** @description Share of KV blocks in use, averaged over the engines */
             kv_usage: number[];
         };
-        EngineStep: {
-            /**
-             * Format: double
-             * @description When the step ended
-             */
-            end_s: number;
-            /** @description Queued during the step */
-            waiting: number;
-            /** @description Requests holding a batch slot during the step */
-            running: number;
-            /** @description Held during the step, its new tokens included */
-            kv_blocks_used: number;
-            /** @description Prompt and output tokens computed in the step */
-            tokens: number;
-            step: number;
+        EngineVerdict: {
+            simulated: boolean;
+            meets_slo: boolean;
             /** Format: double */
-            duration_s: number;
+            goodput_fraction: number;
         };
         EngineWorkloadInput: {
             /**
@@ -2804,7 +2716,7 @@ export interface components {
             gpu_memory_utilization: number;
             /** @default 8192 */
             max_num_batched_tokens: number;
-        };
+        } & ((unknown | unknown) & (unknown | unknown));
         FitOutput: {
             /** @description Things that are allowed but suspicious */
             warnings: string[];
@@ -3068,6 +2980,10 @@ export interface components {
             source_id: number;
             /** Format: date-time */
             added_at: string;
+            /** @description Written by the export for people reading the file; ignored on import (the card's own text is used) */
+            front?: string;
+            /** @description Written by the export for people reading the file; ignored on import (the card's own text is used) */
+            back?: string;
             reviews: components["schemas"]["ImportReviewRequest"][];
         };
         ImportOutput: {
@@ -3077,6 +2993,11 @@ export interface components {
         ImportRequest: {
             format: components["schemas"]["FormatEnum"];
             version: components["schemas"]["VersionEnum"];
+            /**
+             * Format: date-time
+             * @description When the file was written
+             */
+            exported_at?: string;
             cards: components["schemas"]["ImportCardRequest"][];
         };
         ImportReviewRequest: {
@@ -3089,11 +3010,14 @@ export interface components {
             state_before: components["schemas"]["CardStateEnum"];
             state_after: components["schemas"]["CardStateEnum"];
             before: components["schemas"]["SnapshotRequest"];
+            /** @description What the review endpoint answered, stored as given */
             after: {
-                [key: string]: unknown;
+                [key: string]: (string | number | boolean) | null;
             };
         };
         InfeasibleSweepPoint: {
+            /** @description The closed-form screen's figures for this point (two-stage sweeps) */
+            screen?: components["schemas"]["ScreenResult"];
             /** @description false: the point could not run */
             feasible: boolean;
             /** @description The field and why, e.g. `tensor_parallel: TP=8 does not divide ...` */
@@ -3640,7 +3564,7 @@ export interface components {
             batch_size: number;
             /** @default 1 */
             tensor_parallel: number;
-        };
+        } & (unknown | unknown);
         KVCacheOutput: {
             /** @description Things that are allowed but suspicious */
             warnings: string[];
@@ -3807,7 +3731,7 @@ export interface components {
          *     * `interview` - Interview
          * @enum {string}
          */
-        Mode8f0Enum: "practice" | "interview";
+        ModeEnum: "practice" | "interview";
         ModelConfig: {
             /** Format: date-time */
             readonly updated_at: string;
@@ -4086,8 +4010,6 @@ export interface components {
         OptimizationJob: {
             /** Format: uuid */
             id: string;
-            /** @description The preset fitted; null: the Default */
-            preset: number | null;
             status: string;
             review_count: number;
             parameters: number[];
@@ -4106,13 +4028,6 @@ export interface components {
             before?: components["schemas"]["FitScores"];
             /** @description The fitted parameters */
             after?: components["schemas"]["FitScores"];
-        };
-        OptimizeInputRequest: {
-            /**
-             * Format: int64
-             * @description Fit this preset's cards; absent or null: the Default preset's
-             */
-            preset?: number | null;
         };
         Option: {
             text: string;
@@ -4139,7 +4054,7 @@ export interface components {
             max_model_len: number;
             /** @default bf16 */
             kv_dtype: components["schemas"]["DtypeEnum"];
-        };
+        } & unknown;
         PagedKVOutput: {
             model: components["schemas"]["ModelSummary"] | null;
             sequences: components["schemas"]["PagedSequence"][];
@@ -4334,11 +4249,16 @@ export interface components {
             right: string;
         };
         ParetoPoint: {
+            engine: components["schemas"]["EngineVerdict"];
+            /** @description The closed-form screen's figures for this point (two-stage sweeps) */
+            screen?: components["schemas"]["ScreenResult"];
             index: number;
             /** Format: double */
             usd_per_million_tokens: number;
             /** Format: double */
             ttft_p99_s: number;
+            /** Format: double */
+            tpot_p99_s: number;
         };
         Part: {
             slug: string;
@@ -4352,8 +4272,6 @@ export interface components {
         PartDeckNode: {
             /** @description Pass as ?deck= to the due queue to study this subtree */
             slug: string;
-            /** @description The options preset assigned to this deck, if any */
-            preset: components["schemas"]["PresetRef"] | null;
             title: string;
             kind: components["schemas"]["DeckKindEnum"];
             /** @description Cards in the deck */
@@ -4403,19 +4321,6 @@ export interface components {
              *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
-        };
-        /** @description The options a deck preset holds; the review settings hold them too, as the Default preset. */
-        PatchedDeckPresetRequest: {
-            /** Format: double */
-            desired_retention?: number;
-            new_cards_per_day?: number;
-            max_reviews_per_day?: number;
-            /** @description Minutes, 0-10 steps */
-            learning_steps?: number[];
-            /** @description Minutes, 0-10 steps */
-            relearning_steps?: number[];
-            /** @description Unique among your presets */
-            name?: string;
         };
         /** @description A catalog GPU as in fixtures/catalog/gpus.yaml (decimal SI units, dense FLOPs); checked for sane ranges. */
         PatchedGPUWriteRequest: {
@@ -4578,7 +4483,6 @@ export interface components {
             density?: components["schemas"]["DensityEnum"];
             reduced_motion?: boolean;
         };
-        /** @description The options a deck preset holds; the review settings hold them too, as the Default preset. */
         PatchedSrsSettingsRequest: {
             /** Format: double */
             desired_retention?: number;
@@ -4643,7 +4547,7 @@ export interface components {
             /** @default 16 */
             block_size: number;
             capacity_blocks: number;
-        };
+        } & (unknown | unknown | unknown);
         PrefixCacheOutput: {
             prompts: components["schemas"]["PrefixPrompt"][];
             tokenizer: string;
@@ -4666,21 +4570,6 @@ export interface components {
             blocks: number;
             hit_blocks: number;
             hashes_truncated: boolean;
-        };
-        PresetAssignOutput: {
-            deck: string;
-            preset: components["schemas"]["PresetRef"] | null;
-        };
-        PresetAssignRequest: {
-            /**
-             * Format: int64
-             * @description One of your presets; null: the deck follows its parent or the Default
-             */
-            preset: number | null;
-        };
-        PresetRef: {
-            id: number;
-            name: string;
         };
         Prior: {
             /** Format: double */
@@ -4873,7 +4762,11 @@ export interface components {
              * @default 0.9
              */
             gpu_memory_utilization: number;
-        };
+        } & ((unknown | unknown) & (unknown | unknown) & ({
+            prompt: string;
+        } | {
+            tokens: unknown;
+        }));
         RequestWalkOutput: {
             /** @description Things that are allowed but suspicious */
             warnings: string[];
@@ -4920,6 +4813,13 @@ export interface components {
             /** Format: double */
             decode_weight_bytes_per_step: number;
             derivation: string;
+        };
+        /** @description A chapter to re-read, as services._chapter_refs builds it. */
+        Reread: {
+            slug: string;
+            title: string;
+            /** @description Web client path */
+            url: string;
         };
         ReviewInputRequest: {
             /** @description 1 Again, 2 Hard, 3 Good, 4 Easy */
@@ -4975,8 +4875,6 @@ export interface components {
         RootDeckNode: {
             /** @description Pass as ?deck= to the due queue to study this subtree */
             slug: string;
-            /** @description The options preset assigned to this deck, if any */
-            preset: components["schemas"]["PresetRef"] | null;
             title: string;
             kind: components["schemas"]["DeckKindEnum"];
             /** @description Cards in the deck */
@@ -4995,6 +4893,32 @@ export interface components {
          * @enum {string}
          */
         RouterEnum: "round_robin" | "least_outstanding" | "prefix_aware";
+        ScreenAgreement: {
+            simulated: number;
+            same_verdict: number;
+            engine_meets_slo: number;
+            screen_meets_slo: number;
+        };
+        ScreenInfeasiblePoint: {
+            /** @description false: the point could not run */
+            feasible: boolean;
+            /** @description The field and why, e.g. `tensor_parallel: TP=8 does not divide ...` */
+            error: string;
+        };
+        ScreenResult: components["schemas"]["ScreenedPoint"] | components["schemas"]["ScreenInfeasiblePoint"];
+        ScreenedPoint: {
+            /** @description true: priced by the screen */
+            feasible: boolean;
+            /** Format: double */
+            ttft_p99_s: number;
+            /** Format: double */
+            tpot_p99_s: number;
+            /** Format: double */
+            usd_per_million_tokens: number;
+            /** Format: double */
+            utilization: number;
+            meets_slo: boolean;
+        };
         SearchResponse: {
             query: string;
             /** @description The query after typo correction, if changed */
@@ -5053,7 +4977,7 @@ export interface components {
             max_num_seqs: number;
             /** @default true */
             enable_prefix_caching: boolean;
-        };
+        } & ((unknown | unknown) & (unknown | unknown));
         ServeConfigOutput: {
             /** @description Things that are allowed but suspicious */
             warnings: string[];
@@ -5084,7 +5008,7 @@ export interface components {
         Session: {
             /** Format: uuid */
             readonly id: string;
-            mode?: components["schemas"]["Mode8f0Enum"];
+            mode?: components["schemas"]["ModeEnum"];
             readonly filters: components["schemas"]["SessionFilters"];
             /** Format: int64 */
             seconds_per_question?: number | null;
@@ -5115,7 +5039,7 @@ export interface components {
             level?: components["schemas"]["LevelEnum"][];
             kind?: components["schemas"]["QuestionKindEnum"][];
             /** @default practice */
-            mode: components["schemas"]["Mode8f0Enum"];
+            mode: components["schemas"]["ModeEnum"];
             /** @description Default 10 (practice), 8 (interview) */
             size?: number;
             /** @description Interview only; default 120 */
@@ -5124,7 +5048,7 @@ export interface components {
         SessionCreated: {
             /** Format: uuid */
             readonly id: string;
-            mode?: components["schemas"]["Mode8f0Enum"];
+            mode?: components["schemas"]["ModeEnum"];
             readonly filters: components["schemas"]["SessionFilters"];
             /** Format: int64 */
             seconds_per_question?: number | null;
@@ -5151,7 +5075,7 @@ export interface components {
         SessionList: {
             /** Format: uuid */
             readonly id: string;
-            mode?: components["schemas"]["Mode8f0Enum"];
+            mode?: components["schemas"]["ModeEnum"];
             readonly filters: components["schemas"]["SessionFilters"];
             /** Format: date-time */
             readonly created_at: string;
@@ -5241,7 +5165,6 @@ export interface components {
             /** Format: double */
             speedup: number;
         };
-        /** @description The options a deck preset holds; the review settings hold them too, as the Default preset. */
         SrsSettings: {
             /** Format: double */
             desired_retention: number;
@@ -5313,7 +5236,7 @@ export interface components {
              * @default 0
              */
             expert_routing_skew: number;
-        };
+        } & ((unknown | unknown) & (unknown | unknown));
         StepTimeOutput: {
             /** @description Things that are allowed but suspicious */
             warnings: string[];
@@ -5482,11 +5405,6 @@ export interface components {
             kv_dtype: components["schemas"]["KvDtypeEnum"];
             slo?: components["schemas"]["EngineSLOInput"];
             workload: components["schemas"]["EngineWorkloadInput"];
-            /**
-             * @description Return the first engine's first N steps as `step_log`
-             * @default 0
-             */
-            trace_steps: number;
             /** @default 1 */
             replicas: number;
             /** @default round_robin */
@@ -5557,11 +5475,6 @@ export interface components {
             kv_dtype: components["schemas"]["KvDtypeEnum"];
             slo?: components["schemas"]["EngineSLOInputRequest"];
             workload: components["schemas"]["EngineWorkloadInputRequest"];
-            /**
-             * @description Return the first engine's first N steps as `step_log`
-             * @default 0
-             */
-            trace_steps: number;
             /** @default 1 */
             replicas: number;
             /** @default round_robin */
@@ -5576,7 +5489,11 @@ export interface components {
             mode: components["schemas"]["SweepModeEnum"];
             /** @description Knob → list of values; knobs: gpu, tensor_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, router, weight_dtype; at most 10,000 points */
             grid: components["schemas"]["SweepGridRequest"];
-        };
+        } & ((unknown | unknown) & unknown & (unknown | unknown | {
+            grid: unknown;
+        }) & {
+            grid: unknown;
+        });
         SweepJobDetailOutput: {
             /** Format: uuid */
             readonly id: string;
@@ -5600,8 +5517,8 @@ export interface components {
             finished_at?: string | null;
             /** @description Base configuration, workload, SLOs and grid as validated (defaults filled in) */
             readonly request: components["schemas"]["SweepInput"];
-            /** @description Stage one of a two-stage sweep: grid points screened, feasible, screened as meeting the SLO, simulated, the candidates' grid indices and screen figures, and (when done) how often screen and engine agreed; {"mode": "exhaustive"} when every point is simulated */
-            screen?: unknown;
+            /** @description Stage one: the screen's summary; {} for a sweep made before screening */
+            readonly screen: components["schemas"]["SweepScreen"];
             /** @description Points meeting the SLO not beaten on both cost and p99 TTFT, cheapest first */
             readonly pareto: components["schemas"]["ParetoPoint"][];
             /** @description The cheapest point meeting the SLO; null until done or when none does */
@@ -5653,6 +5570,8 @@ export interface components {
             ttft_s: components["schemas"]["Percentiles"];
             tpot_s: components["schemas"]["Percentiles"];
             e2e_s: components["schemas"]["E2EPercentiles"];
+            /** @description The closed-form screen's figures for this point (two-stage sweeps) */
+            screen?: components["schemas"]["ScreenResult"];
             /** Format: double */
             output_tokens_per_s: number;
             /** Format: double */
@@ -5686,6 +5605,29 @@ export interface components {
             replicas: number;
             router: string;
             reason: string;
+        };
+        SweepScreen: {
+            /** @description two_stage or exhaustive */
+            mode?: string;
+            grid_points?: number;
+            simulated?: number;
+            /** @description Two-stage: points the screen found feasible */
+            feasible?: number;
+            /** @description Two-stage: points the screen puts within the SLO */
+            meets_slo?: number;
+            /**
+             * Format: double
+             * @description Two-stage: the screen's time
+             */
+            seconds?: number;
+            /** @description Two-stage: the grid indices simulated */
+            candidates?: number[];
+            /** @description Two-stage: grid index → the screen's figures, for the candidates */
+            points?: {
+                [key: string]: components["schemas"]["ScreenResult"];
+            };
+            /** @description Two-stage, when done: how often screen and engine agreed */
+            agreement?: components["schemas"]["ScreenAgreement"];
         };
         /**
          * @description * `queued` - Queued
@@ -5830,7 +5772,7 @@ export interface components {
             gpu_memory_utilization: number;
             /** @default 1024 */
             max_num_seqs: number;
-        };
+        } & ((unknown | unknown) & (unknown | unknown));
         ThroughputLatencyOutput: {
             /** @description Things that are allowed but suspicious */
             warnings: string[];
@@ -5901,7 +5843,7 @@ export interface components {
             /** Format: double */
             score: number;
             /** @description Chapters to re-read */
-            chapters: components["schemas"]["ChapterRef"][];
+            chapters: components["schemas"]["Reread"][];
         };
         TrueRetention: {
             reviews: number;
@@ -9463,112 +9405,6 @@ export interface operations {
             };
         };
     };
-    flashcards_decks_preset_update: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                slug: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PresetAssignRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PresetAssignOutput"];
-                };
-            };
-            /** @description Invalid input; `fields` names the field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such card in your collection */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Method not allowed */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Throttled; retry later */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A required service (database or job queue) is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     flashcards_due_retrieve: {
         parameters: {
             query?: {
@@ -9859,11 +9695,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["OptimizeInputRequest"];
-            };
-        };
+        requestBody?: never;
         responses: {
             202: {
                 headers: {
@@ -10244,483 +10076,6 @@ export interface operations {
             };
         };
     };
-    flashcards_presets_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeckPreset"][];
-                };
-            };
-            /** @description Invalid input; `fields` names the field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such card in your collection */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Method not allowed */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Throttled; retry later */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A required service (database or job queue) is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    flashcards_presets_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["DeckPresetRequest"];
-            };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeckPreset"];
-                };
-            };
-            /** @description Invalid input; `fields` names the field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such card in your collection */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Method not allowed */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Throttled; retry later */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A required service (database or job queue) is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    flashcards_presets_retrieve: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                preset_id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeckPreset"];
-                };
-            };
-            /** @description Invalid input; `fields` names the field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such card in your collection */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Method not allowed */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Throttled; retry later */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A required service (database or job queue) is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    flashcards_presets_destroy: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                preset_id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No response body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input; `fields` names the field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such card in your collection */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Method not allowed */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Throttled; retry later */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A required service (database or job queue) is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    flashcards_presets_partial_update: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                preset_id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["PatchedDeckPresetRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeckPreset"];
-                };
-            };
-            /** @description Invalid input; `fields` names the field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such card in your collection */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Method not allowed */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Throttled; retry later */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A required service (database or job queue) is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     flashcards_stats_retrieve: {
         parameters: {
             query?: never;
@@ -10810,7 +10165,7 @@ export interface operations {
                 page?: number;
                 /** @description Number of results to return per page. */
                 page_size?: number;
-                /** @description Substring of the term or an alias (max 200) */
+                /** @description Substring of the term or an alias */
                 q?: string;
             };
             header?: never;
@@ -10894,10 +10249,7 @@ export interface operations {
     };
     glossary_create: {
         parameters: {
-            query?: {
-                /** @description Substring of the term or an alias (max 200) */
-                q?: string;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -12801,9 +12153,8 @@ export interface operations {
     search_retrieve: {
         parameters: {
             query: {
-                /** @description 1 to 50, default 20 */
                 limit?: number;
-                /** @description Search words (max 200 characters) */
+                /** @description Search words (not blank); typos are tolerated */
                 q: string;
             };
             header?: never;
