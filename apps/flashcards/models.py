@@ -173,6 +173,35 @@ class SrsSettings(models.Model):
     daily_goal = models.PositiveIntegerField(default=50, help_text="Reviews a day to aim for; 0: no goal")
 
 
+class DeckPreset(models.Model):
+    """A named set of deck options, as Anki's option presets: daily limits and the scheduling of the cards of the
+    decks assigned to it. The learner's SrsSettings are the Default preset, used wherever no preset is assigned."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="deck_presets")
+    name = models.CharField(max_length=80)
+    new_cards_per_day = models.PositiveIntegerField(default=20)
+    max_reviews_per_day = models.PositiveIntegerField(default=200)
+    desired_retention = models.FloatField(default=0.9)
+    learning_steps = models.JSONField(default=default_steps_learning, help_text="Minutes")
+    relearning_steps = models.JSONField(default=default_steps_relearning, help_text="Minutes")
+    parameters = models.JSONField(default=list, blank=True, help_text="21 FSRS-6 weights; empty = the Default's")
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [models.UniqueConstraint(fields=["user", "name"], name="deck_preset_name_once_per_user")]
+
+
+class DeckPresetAssignment(models.Model):
+    """Which preset one learner uses for one deck (and, unless they have their own, the decks below it)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    deck = models.ForeignKey(Deck, on_delete=models.CASCADE, related_name="+")
+    preset = models.ForeignKey(DeckPreset, on_delete=models.CASCADE, related_name="assignments")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "deck"], name="one_preset_per_deck_and_user")]
+
+
 class JobStatus(models.TextChoices):
     QUEUED = "queued", "Queued"
     RUNNING = "running", "Running"
@@ -186,6 +215,8 @@ class OptimizationJob(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="fsrs_jobs")
     status = models.CharField(max_length=10, choices=JobStatus.choices, default=JobStatus.QUEUED)
+    preset = models.ForeignKey(DeckPreset, null=True, blank=True, on_delete=models.CASCADE, related_name="+",
+                               help_text="Fit to the reviews of this preset's cards; none: the Default preset's")
     review_count = models.PositiveIntegerField(default=0)
     parameters = models.JSONField(default=list, blank=True)
     metrics = models.JSONField(default=dict, blank=True)

@@ -5,6 +5,9 @@ Why fsrs-rs-python and not ``fsrs[optimizer]``: fsrs-rs is the Rust engine Anki 
 (a multi-GB CUDA install from PyPI) and takes about 25 s for the same log. The fitted 21 FSRS-6 weights feed
 straight back into ``fsrs.Scheduler(parameters=...)`` in the request path.
 
+Per preset, as Anki: a job fits the reviews of the cards one deck preset schedules (or, with no preset, those of
+the cards no preset covers) and applying it sets that preset's parameters (or the Default's, in the settings).
+
 Method: one training item per review that comes at least one local day after the card's previous review (the
 history up to and including it, ``delta_t`` in the learner's calendar days, as fsrs-rs expects). The log is split
 in time: items whose last review falls in the latest 20 % of reviews are held out; the fit uses the rest. Log loss
@@ -27,7 +30,8 @@ from rest_framework.exceptions import ValidationError
 from apps.core import services as core_services
 from apps.core.exceptions import Conflict
 from apps.flashcards import scheduling
-from apps.flashcards.models import JobStatus, OptimizationJob, ReviewLog
+from apps.flashcards.models import DeckPreset, JobStatus, OptimizationJob, ReviewLog
+from apps.flashcards.presets import assigned_presets, card_presets, preset_get
 from apps.flashcards.services import day_clock, settings_get
 
 MIN_REVIEWS = 400
@@ -36,12 +40,26 @@ HOLDOUT_SHARE = 0.2
 OPTIMIZE_TASK = "flashcards.optimize_parameters"  # enqueued by name: the task module imports this one
 
 
-def optimization_job_create(*, user) -> OptimizationJob:
-    count = ReviewLog.objects.filter(user=user).count()
+def preset_reviews(*, user, preset: DeckPreset | None):
+    """The learner's review log for the cards a preset schedules (None: the Default's cards, those no preset
+    covers), as Anki fits each preset to its own decks' reviews."""
+    logs = ReviewLog.objects.filter(user=user)
+    assigned = assigned_presets(user=user)
+    if not assigned:
+        return logs if preset is None else logs.none()
+    covered = card_presets(logs.values("user_card__card_id"), assigned=assigned)
+    if preset is None:
+        return logs.exclude(user_card__card_id__in=list(covered))
+    return logs.filter(user_card__card_id__in=[card_id for card_id, chosen in covered.items() if chosen == preset])
+
+
+def optimization_job_create(*, user, preset_id: int | None = None) -> OptimizationJob:
+    preset = None if preset_id is None else preset_get(user=user, preset_id=preset_id)
+    count = preset_reviews(user=user, preset=preset).count()
     if count < MIN_REVIEWS:
         raise ValidationError({"reviews": [f"Not enough reviews to optimize: {count} (at least {MIN_REVIEWS})."]})
     core_services.ensure_broker_available()
-    job = OptimizationJob.objects.create(user=user, review_count=count)
+    job = OptimizationJob.objects.create(user=user, preset=preset, review_count=count)
     transaction.on_commit(lambda: current_app.signature(OPTIMIZE_TASK, args=(str(job.id),)).apply_async())
     return job
 
@@ -53,8 +71,10 @@ def optimization_job_run(*, job_id: uuid.UUID | str) -> OptimizationJob | None:
     job = OptimizationJob.objects.get(id=job_id)
     try:
         srs = settings_get(user=job.user)
-        rows = ReviewLog.objects.filter(user=job.user).values_list("user_card__card_id", "reviewed_at", "rating")
-        result = fit(list(rows), clock=day_clock(srs), current=srs.parameters or scheduling.DEFAULT_PARAMETERS)
+        rows = preset_reviews(user=job.user, preset=job.preset).values_list(
+            "user_card__card_id", "reviewed_at", "rating")
+        current = (job.preset and job.preset.parameters) or srs.parameters or scheduling.DEFAULT_PARAMETERS
+        result = fit(list(rows), clock=day_clock(srs), current=current)
         job.parameters, job.metrics, job.status = result["parameters"], result["metrics"], JobStatus.DONE
     except ValueError as exc:
         job.status, job.error = JobStatus.FAILED, str(exc)
@@ -119,9 +139,9 @@ def optimization_job_decide(*, user, job_id: uuid.UUID, apply: bool) -> Optimiza
     if job.status != JobStatus.DONE:
         raise Conflict(f"Only a finished job can be applied or discarded; this one is {job.status}.")
     if apply:
-        srs = settings_get(user=user)
-        srs.parameters = job.parameters
-        srs.save(update_fields=["parameters"])
+        target = job.preset or settings_get(user=user)  # the preset fitted, or the Default (the settings)
+        target.parameters = job.parameters
+        target.save(update_fields=["parameters"])
     job.status = JobStatus.APPLIED if apply else JobStatus.DISCARDED
     job.save(update_fields=["status"])
     return job

@@ -14,7 +14,16 @@ from apps.courses.models import Chapter
 from apps.flashcards import scheduling
 from apps.flashcards.content import CHAPTER_DECK_PREFIX, chapter_slug_of_deck, hidden_deck_slugs
 from apps.flashcards.models import Card, CardState, Deck, DeckKind, ReviewLog, SourceType, UserCard
-from apps.flashcards.services import day_clock, iso, memory_of, scheduler_config, settings_get
+from apps.flashcards.presets import (
+    Limits,
+    assigned_presets,
+    card_presets,
+    deck_chain,
+    deck_limits,
+    done_today_by_deck,
+    scheduler_config,
+)
+from apps.flashcards.services import day_clock, iso, memory_of, settings_get
 from apps.glossary.models import Term
 
 LEARN_AHEAD = timedelta(minutes=20)  # like Anki: when nothing else is left, show learning cards due soon
@@ -41,6 +50,12 @@ def _done_today(*, user, start: datetime) -> dict[str, int]:
         timed=Count("duration_ms"),
         time_ms=Coalesce(Sum("duration_ms"), 0),
     )
+
+
+def _default_limits(srs, done: dict[str, int]) -> Limits:
+    """The Default preset's limits (the learner's settings) against all of today's reviews."""
+    return Limits(new_left=max(0, srs.new_cards_per_day - done["new"]),
+                  reviews_left=max(0, srs.max_reviews_per_day - done["review"]))
 
 
 # Only what a queue entry shows: the card's stored text and HTML (rendered once, when the card is synced) and
@@ -133,8 +148,11 @@ def due_queue(*, user, deck_slug: str | None, limit: int, now: datetime) -> dict
     deck = get_object_or_404(Deck, slug=deck_slug) if deck_slug else None
     start, end = day_clock(srs).today_bounds(now)
     done = _done_today(user=user, start=start)
-    reviews_left = max(0, srs.max_reviews_per_day - done["review"])
-    new_left = max(0, srs.new_cards_per_day - done["new"])
+    assigned = assigned_presets(user=user)
+    chain = deck_chain(deck)
+    limits = deck_limits(chain, default=_default_limits(srs, done), assigned=assigned,
+                         done=done_today_by_deck(user=user, start=start, deck_ids=[d for d in chain if d in assigned]))
+    reviews_left, new_left = limits.reviews_left, limits.new_left
     active = _active_cards(user=user, deck=deck, now=now)
     sections = (  # name, the section's rows, the rows its count covers, today's limit (None: no limit)
         ("learning", active.filter(state__in=IN_LEARNING, due__lte=now), None, None),
@@ -161,8 +179,18 @@ def due_queue(*, user, deck_slug: str | None, limit: int, now: datetime) -> dict
 
     later = (active.filter(state__in=IN_LEARNING, due__gt=now, due__lt=end).order_by("due", "id")
              .values_list("due", flat=True))
-    scheduler = scheduler_config(srs).scheduler(fuzzing=False)  # previews are unfuzzed; built once per request
-    intervals: dict = {}
+    presets = card_presets([user_card.card_id for user_card in picked], assigned=assigned)
+    schedulers: dict = {}  # preset id (None: the Default) → (scheduler, interval memo), built once per request
+
+    def preview(user_card: UserCard) -> dict:
+        preset = presets.get(user_card.card_id)
+        key = preset.pk if preset else None
+        if key not in schedulers:  # previews are unfuzzed
+            schedulers[key] = (scheduler_config(srs, preset).scheduler(fuzzing=False), {})
+        scheduler, intervals = schedulers[key]
+        return card_body(user_card, now=now, scheduler=scheduler, intervals=intervals,
+                         links=links[user_card.card_id])
+
     links = source_links([user_card.card for user_card in picked])
     return {
         "now": iso(now), "day_ends_at": iso(end),
@@ -171,8 +199,7 @@ def due_queue(*, user, deck_slug: str | None, limit: int, now: datetime) -> dict
         "today": {"reviews": done["total"], "again": done["again"], "daily_goal": srs.daily_goal,
                   "timed_reviews": done["timed"], "time_ms": done["time_ms"]},
         "next_learning_due": iso(later.first()),
-        "cards": [card_body(user_card, now=now, scheduler=scheduler, intervals=intervals,
-                            links=links[user_card.card_id]) for user_card in picked],
+        "cards": [preview(user_card) for user_card in picked],
     }
 
 
@@ -247,7 +274,8 @@ def _tree_counts(*, active: Q, now: datetime, end: datetime) -> dict:
 
 def deck_tree(*, user, now: datetime) -> dict:
     """All cards → parts → chapters, then the question topics, each with the counts the due queue filtered by that
-    deck would show (learning, review and new, the last two capped by what today's limits still allow).
+    deck would show (learning, review and new, the last two capped by what today's limits still allow: the Default's,
+    or those of the presets of the deck and its parent, as in presets.deck_limits).
 
     A part's deck holds every card of its chapters, so a node's counts are its subtree's cards counted once (a card
     linked to two chapters of a part is one card of the part). Two grouped queries whatever the collection size: one
@@ -255,9 +283,9 @@ def deck_tree(*, user, now: datetime) -> dict:
     """
     srs = settings_get(user=user)
     start, end = day_clock(srs).today_bounds(now)
-    done = _done_today(user=user, start=start)
-    reviews_left = max(0, srs.max_reviews_per_day - done["review"])
-    new_left = max(0, srs.new_cards_per_day - done["new"])
+    default = _default_limits(srs, _done_today(user=user, start=start))
+    assigned = assigned_presets(user=user)
+    done_by_deck = done_today_by_deck(user=user, start=start, deck_ids=list(assigned))
     active = Q(suspended=False) & _not_buried(now)
     mine = UserCard.objects.filter(user=user)
     per_deck = {row.pop("card__decks"): row for row in mine.filter(card__decks__isnull=False).values("card__decks")
@@ -269,10 +297,13 @@ def deck_tree(*, user, now: datetime) -> dict:
     empty = {"in_collection": 0, "learning": 0, "review": 0, "new": 0}
 
     def node(deck: Deck, row: dict) -> dict:
+        limits = deck_limits(deck_chain(deck), default=default, assigned=assigned, done=done_by_deck)
+        preset = assigned.get(deck.pk)
         return {"slug": deck.slug, "title": deck.title, "kind": deck.kind, "total": totals.get(deck.pk, 0),
                 "in_collection": row["in_collection"],
-                "counts": {"learning": row["learning"], "review": min(row["review"], reviews_left),
-                           "new": min(row["new"], new_left)},
+                "counts": {"learning": row["learning"], "review": min(row["review"], limits.reviews_left),
+                           "new": min(row["new"], limits.new_left)},
+                "preset": None if preset is None else {"id": preset.pk, "name": preset.name},
                 "children": []}
 
     decks = list(Deck.objects.exclude(slug__in=hidden_deck_slugs()))
@@ -290,7 +321,8 @@ def deck_tree(*, user, now: datetime) -> dict:
     if top is not None:
         top["children"] = parts
         roots.insert(0, top)
-    return {"day_ends_at": iso(end), "limits": {"new_left": new_left, "reviews_left": reviews_left}, "decks": roots}
+    return {"day_ends_at": iso(end), "limits": {"new_left": default.new_left, "reviews_left": default.reviews_left},
+            "decks": roots}
 
 
 # --- card browser -------------------------------------------------------------------------------------------

@@ -92,7 +92,9 @@ def _validate_steps(value: list[int]) -> list[int]:
     return [int(step) for step in value]
 
 
-class SrsSettingsSerializer(serializers.ModelSerializer):
+class DeckOptionFields(serializers.Serializer):
+    """The options a deck preset holds; the review settings hold them too, as the Default preset."""
+
     desired_retention = serializers.FloatField(min_value=0.70, max_value=0.99)
     new_cards_per_day = serializers.IntegerField(min_value=0, max_value=9999)
     max_reviews_per_day = serializers.IntegerField(min_value=0, max_value=99999)
@@ -104,6 +106,37 @@ class SrsSettingsSerializer(serializers.ModelSerializer):
         child=serializers.IntegerField(min_value=1, max_value=MAX_STEP_MINUTES), max_length=10,
         help_text="Minutes, 0-10 steps",
     )
+
+
+class DeckPresetSerializer(DeckOptionFields):
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(max_length=80, help_text="Unique among your presets")
+    parameters = serializers.ListField(child=serializers.FloatField(), read_only=True,
+                                       help_text="FSRS-6 weights fitted to this preset's cards (empty: the Default's)")
+    decks = serializers.ListField(child=serializers.CharField(), read_only=True, help_text="Slugs of its decks")
+
+
+class PresetAssignSerializer(serializers.Serializer):
+    preset = serializers.IntegerField(min_value=1, max_value=2**63 - 1, allow_null=True,
+                                      help_text="One of your presets; null: the deck follows its parent or the Default")
+
+
+class PresetRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class PresetAssignOutputSerializer(serializers.Serializer):
+    deck = serializers.CharField()
+    preset = PresetRefSerializer(allow_null=True)
+
+
+class OptimizeInputSerializer(serializers.Serializer):
+    preset = serializers.IntegerField(min_value=1, max_value=2**63 - 1, required=False, allow_null=True,
+                                      help_text="Fit this preset's cards; absent or null: the Default preset's")
+
+
+class SrsSettingsSerializer(DeckOptionFields, serializers.ModelSerializer):
     maximum_interval_days = serializers.IntegerField(min_value=1, max_value=36500)
     day_rollover_hour = serializers.IntegerField(min_value=0, max_value=23)
     time_zone = serializers.CharField(max_length=64, help_text="IANA name, e.g. Europe/Berlin")
@@ -290,6 +323,7 @@ class FlashcardDeckSerializer(serializers.Serializer):
 
 class DeckNodeFields(serializers.Serializer):
     slug = serializers.CharField(help_text="Pass as ?deck= to the due queue to study this subtree")
+    preset = PresetRefSerializer(allow_null=True, help_text="The options preset assigned to this deck, if any")
     title = serializers.CharField()
     kind = serializers.ChoiceField(choices=["all", "part", "chapter", "topic"])
     total = serializers.IntegerField(help_text="Cards in the deck")
@@ -424,6 +458,7 @@ class OptimizationMetricsSerializer(serializers.Serializer):
 
 class OptimizationJobSerializer(serializers.Serializer):
     id = serializers.UUIDField()
+    preset = serializers.IntegerField(allow_null=True, help_text="The preset fitted; null: the Default")
     status = serializers.CharField()
     review_count = serializers.IntegerField()
     parameters = serializers.ListField(child=serializers.FloatField())

@@ -26,6 +26,7 @@ from apps.flashcards.models import (
     UndoneReview,
     UserCard,
 )
+from apps.flashcards.presets import assigned_presets, card_presets, scheduler_config
 
 SNAPSHOT_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses", "suspended",
                    "leech", "buried_until", "source_changed")
@@ -52,14 +53,6 @@ def settings_update(*, user, **changes) -> SrsSettings:
         setattr(srs, name, value)
     srs.save()
     return srs
-
-
-def scheduler_config(srs: SrsSettings) -> scheduling.SchedulerConfig:
-    return scheduling.SchedulerConfig(
-        desired_retention=srs.desired_retention, learning_steps_min=tuple(srs.learning_steps),
-        relearning_steps_min=tuple(srs.relearning_steps), maximum_interval_days=srs.maximum_interval_days,
-        fuzzing=srs.fuzzing, parameters=tuple(srs.parameters or ()),
-    )
 
 
 def day_clock(srs: SrsSettings) -> scheduling.DayClock:
@@ -195,7 +188,8 @@ def _apply_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now:
     if ReviewLog.objects.filter(review_id=review_id).exists():  # committed while we waited for the lock
         raise IntegrityError("duplicate review_id")
     before = snapshot(user_card)
-    scheduler = scheduler_config(srs).scheduler()
+    preset = card_presets([card_id], assigned=assigned_presets(user=user)).get(card_id)
+    scheduler = scheduler_config(srs, preset).scheduler()  # the options of the card's deck preset
     memory = scheduling.review(memory_of(user_card), rating=rating, now=now, scheduler=scheduler,
                                card_id=card_id, duration_ms=duration_ms)
     _apply_memory(user_card, memory, rating=rating, leech_threshold=srs.leech_threshold)

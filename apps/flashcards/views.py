@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.parsers import StreamingJSONParser
-from apps.flashcards import optimization, selectors, services, transfer
+from apps.flashcards import optimization, presets, selectors, services, transfer
 from apps.flashcards import serializers as s
 from apps.flashcards.models import OptimizationJob
 
@@ -190,6 +190,53 @@ class SrsSettingsApi(FlashcardApi):
         return Response(s.SrsSettingsSerializer(srs).data)
 
 
+class DeckPresetListApi(FlashcardApi):
+    @extend_schema(responses={200: s.DeckPresetSerializer(many=True), **ERRORS}, summary="Your deck option presets")
+    def get(self, request):
+        return Response(presets.preset_list(user=request.user))
+
+    @extend_schema(request=s.DeckPresetSerializer, responses={201: s.DeckPresetSerializer, **ERRORS},
+                   summary="A new deck option preset (limits, retention, steps), as Anki's")
+    def post(self, request):
+        data = s.DeckPresetSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        preset = presets.preset_create(user=request.user, **data.validated_data)
+        return Response(presets.preset_body(preset), status=status.HTTP_201_CREATED)
+
+
+PRESET_ID = OpenApiParameter("preset_id", int, OpenApiParameter.PATH)
+
+
+class DeckPresetApi(FlashcardApi):
+    @extend_schema(parameters=[PRESET_ID], responses={200: s.DeckPresetSerializer, **ERRORS})
+    def get(self, request, preset_id: int):
+        return Response(presets.preset_body(presets.preset_get(user=request.user, preset_id=preset_id)))
+
+    @extend_schema(parameters=[PRESET_ID], request=s.DeckPresetSerializer,
+                   responses={200: s.DeckPresetSerializer, **ERRORS})
+    def patch(self, request, preset_id: int):
+        data = s.DeckPresetSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        preset = presets.preset_update(user=request.user, preset_id=preset_id, **data.validated_data)
+        return Response(presets.preset_body(preset))
+
+    @extend_schema(parameters=[PRESET_ID], responses={204: None, **ERRORS},
+                   summary="Delete a preset; its decks go back to their parent's preset or the Default")
+    def delete(self, request, preset_id: int):
+        presets.preset_delete(user=request.user, preset_id=preset_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class DeckPresetAssignApi(FlashcardApi):
+    @extend_schema(request=s.PresetAssignSerializer, responses={200: s.PresetAssignOutputSerializer, **ERRORS},
+                   summary="Use one of your presets for a deck (and the decks below it), or none")
+    def put(self, request, slug: str):
+        data = s.PresetAssignSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        preset = presets.preset_assign(user=request.user, deck_slug=slug, preset_id=data.validated_data["preset"])
+        return Response({"deck": slug, "preset": None if preset is None else {"id": preset.pk, "name": preset.name}})
+
+
 class StatsApi(FlashcardApi):
     @extend_schema(responses={200: s.FlashcardStatsSerializer, **ERRORS})
     def get(self, request):
@@ -197,17 +244,19 @@ class StatsApi(FlashcardApi):
 
 
 def _job_body(job: OptimizationJob) -> dict:
-    return {"id": str(job.id), "status": job.status, "review_count": job.review_count, "parameters": job.parameters,
+    return {"id": str(job.id), "preset": job.preset_id, "status": job.status, "review_count": job.review_count, "parameters": job.parameters,
             "metrics": job.metrics, "error": job.error, "created_at": services.iso(job.created_at),
             "finished_at": services.iso(job.finished_at)}
 
 
 class OptimizeApi(FlashcardApi):
-    @extend_schema(request=None, responses={202: s.OptimizationJobSerializer, **ERRORS,
-                                            503: OpenApiResponse(description="Job queue unavailable")},
-                   summary="Fit FSRS parameters to your review log in the background")
+    @extend_schema(request=s.OptimizeInputSerializer, responses={202: s.OptimizationJobSerializer, **ERRORS,
+                                                                 503: OpenApiResponse(description="Job queue unavailable")},
+                   summary="Fit FSRS parameters to the review log of one preset's cards in the background")
     def post(self, request):
-        job = optimization.optimization_job_create(user=request.user)
+        data = s.OptimizeInputSerializer(data=request.data or {})
+        data.is_valid(raise_exception=True)
+        job = optimization.optimization_job_create(user=request.user, preset_id=data.validated_data.get("preset"))
         return Response(_job_body(job), status=status.HTTP_202_ACCEPTED)
 
 

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from apps.core.models import Status
 from apps.flashcards.models import UserCard
+from apps.flashcards.presets import preset_assign, preset_create
 from apps.flashcards.services import card_bury, card_review, card_suspend, deck_add
 from tests.flashcards.conftest import new_review_id
 
@@ -125,5 +126,13 @@ def test_tree_needs_sign_in(api_client, db):
 
 
 def test_tree_queries_do_not_grow_with_the_collection(studied, django_assert_max_num_queries):
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(9):  # one of them reads the learner's deck presets (none here)
+        studied.get(TREE)
+
+
+def test_tree_queries_with_presets_do_not_grow_either(studied, django_assert_max_num_queries):
+    preset = preset_create(user=studied.user, name="Strict", new_cards_per_day=1)
+    for slug in ("part-foundations", "chapter-c2", "topic-batching"):
+        preset_assign(user=studied.user, deck_slug=slug, preset_id=preset.pk)
+    with django_assert_max_num_queries(10):  # and one more counts today's reviews in the decks that have presets
         studied.get(TREE)

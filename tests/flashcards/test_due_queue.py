@@ -76,8 +76,8 @@ def test_due_queue_needs_bounded_queries(sections, django_assert_max_num_queries
     client, order = sections
     _due(client, "limit=1")  # settings row exists from here on
     # settings, today's reviews, up to three section fetches (cards joined, no query per card), one query for
-    # the counts the fetches did not settle, the next learning due, the cards' chapters and (when glossary terms
-    # are among them) the terms' slugs for the source links; plus the deck when one is named
-    with django_assert_max_num_queries(9):
+    # the counts the fetches did not settle, the next learning due, the learner's deck presets, the cards' chapters
+    # and (when glossary terms are among them) the terms' slugs for the source links; plus the deck when one is named
+    with django_assert_max_num_queries(10):
         body = _due(client, query)
     assert len(body["cards"]) == (1 if query == "limit=1" else len(order))

@@ -567,6 +567,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/flashcards/decks/{slug}/preset/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Use one of your presets for a deck (and the decks below it), or none */
+        put: operations["flashcards_decks_preset_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/flashcards/due/": {
         parameters: {
             query?: never;
@@ -627,7 +644,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fit FSRS parameters to your review log in the background */
+        /** Fit FSRS parameters to the review log of one preset's cards in the background */
         post: operations["flashcards_optimize_create"];
         delete?: never;
         options?: never;
@@ -681,6 +698,41 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/presets/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your deck option presets */
+        get: operations["flashcards_presets_list"];
+        put?: never;
+        /** A new deck option preset (limits, retention, steps), as Anki's */
+        post: operations["flashcards_presets_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/presets/{preset_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["flashcards_presets_retrieve"];
+        put?: never;
+        post?: never;
+        /** Delete a preset; its decks go back to their parent's preset or the Default */
+        delete: operations["flashcards_presets_destroy"];
+        options?: never;
+        head?: never;
+        patch: operations["flashcards_presets_partial_update"];
         trace?: never;
     };
     "/api/v1/flashcards/stats/": {
@@ -1113,6 +1165,27 @@ export interface paths {
         head?: never;
         /** @description GET: one entry (a draft is a 404 except to authors). PATCH / DELETE: authors only. */
         patch: operations["simulators_gpus_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/simulators/k8s-manifest/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Manifest explorer: the serving Deployment/LeaderWorkerSet, Service and HPA annotated, edits checked
+         * @description Without `yaml`: the manifests the serve builder writes for this shape, annotated. With `yaml`: the learner's
+         *         edit, annotated and checked line by line (bad YAML: 400 on `yaml` naming the line).
+         */
+        post: operations["simulators_k8s_manifest_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/simulators/k8s-pending/": {
@@ -1930,6 +2003,8 @@ export interface components {
         ChapterDeckNode: {
             /** @description Pass as ?deck= to the due queue to study this subtree */
             slug: string;
+            /** @description The options preset assigned to this deck, if any */
+            preset: components["schemas"]["PresetRef"] | null;
             title: string;
             kind: components["schemas"]["DeckKindEnum"];
             /** @description Cards in the deck */
@@ -2094,6 +2169,11 @@ export interface components {
             kv_dtype: components["schemas"]["KvDtypeEnum"];
             slo?: components["schemas"]["EngineSLOInputRequest"];
             workload: components["schemas"]["EngineWorkloadInputRequest"];
+            /**
+             * @description Return the first engine's first N steps as `step_log`
+             * @default 0
+             */
+            trace_steps: number;
             /** @default 2 */
             replicas: number;
             /** @default round_robin */
@@ -2243,6 +2323,37 @@ export interface components {
          * @enum {string}
          */
         DeckKindEnum: "all" | "part" | "chapter" | "topic";
+        /** @description The options a deck preset holds; the review settings hold them too, as the Default preset. */
+        DeckPreset: {
+            /** Format: double */
+            desired_retention: number;
+            new_cards_per_day: number;
+            max_reviews_per_day: number;
+            /** @description Minutes, 0-10 steps */
+            learning_steps: number[];
+            /** @description Minutes, 0-10 steps */
+            relearning_steps: number[];
+            readonly id: number;
+            /** @description Unique among your presets */
+            name: string;
+            /** @description FSRS-6 weights fitted to this preset's cards (empty: the Default's) */
+            readonly parameters: number[];
+            /** @description Slugs of its decks */
+            readonly decks: string[];
+        };
+        /** @description The options a deck preset holds; the review settings hold them too, as the Default preset. */
+        DeckPresetRequest: {
+            /** Format: double */
+            desired_retention: number;
+            new_cards_per_day: number;
+            max_reviews_per_day: number;
+            /** @description Minutes, 0-10 steps */
+            learning_steps: number[];
+            /** @description Minutes, 0-10 steps */
+            relearning_steps: number[];
+            /** @description Unique among your presets */
+            name: string;
+        };
         DeckTree: {
             /** Format: date-time */
             day_ends_at: string;
@@ -2266,7 +2377,7 @@ export interface components {
          */
         Diagnosis: {
             slug: string;
-            game: components["schemas"]["InvestigationGameEnum"];
+            game: components["schemas"]["GameEnum"];
             symptom: string;
             details?: string;
             readonly evidence: components["schemas"]["EvidenceMenuItem"][];
@@ -2427,6 +2538,11 @@ export interface components {
             kv_dtype: components["schemas"]["KvDtypeEnum"];
             slo?: components["schemas"]["EngineSLOInputRequest"];
             workload: components["schemas"]["EngineWorkloadInputRequest"];
+            /**
+             * @description Return the first engine's first N steps as `step_log`
+             * @default 0
+             */
+            trace_steps: number;
         } & ((unknown | unknown) & (unknown | unknown));
         EngineInvariants: {
             littles_law: components["schemas"]["LittlesLaw"];
@@ -2473,6 +2589,8 @@ export interface components {
             replicas: components["schemas"]["EngineReplica"][];
             /** @description Disaggregated prefill/decode only */
             pools?: components["schemas"]["EnginePools"];
+            /** @description Only when trace_steps > 0: the first engine's first steps */
+            step_log?: components["schemas"]["EngineStep"][];
             model: components["schemas"]["SlugName"];
             gpu: components["schemas"]["SlugName"];
         };
@@ -2530,6 +2648,24 @@ export interface components {
             running: number[];
             /** @description Share of KV blocks in use, averaged over the engines */
             kv_usage: number[];
+        };
+        EngineStep: {
+            /**
+             * Format: double
+             * @description When the step ended
+             */
+            end_s: number;
+            /** @description Queued during the step */
+            waiting: number;
+            /** @description Requests holding a batch slot during the step */
+            running: number;
+            /** @description Held during the step, its new tokens included */
+            kv_blocks_used: number;
+            /** @description Prompt and output tokens computed in the step */
+            tokens: number;
+            step: number;
+            /** Format: double */
+            duration_s: number;
         };
         EngineVerdict: {
             simulated: boolean;
@@ -2617,23 +2753,13 @@ export interface components {
         };
         EvidenceItem: {
             key: string;
-            kind: components["schemas"]["EvidenceKindEnum"];
+            kind: components["schemas"]["KindB0aEnum"];
             label: string;
             text: string;
         };
-        /**
-         * @description * `events` - Events
-         *     * `logs` - Logs
-         *     * `metrics` - Metrics
-         *     * `config` - Config
-         *     * `profile` - Profile
-         *     * `workload` - Workload
-         * @enum {string}
-         */
-        EvidenceKindEnum: "events" | "logs" | "metrics" | "config" | "profile" | "workload";
         EvidenceMenuItem: {
             key: string;
-            kind: components["schemas"]["EvidenceKindEnum"];
+            kind: components["schemas"]["KindB0aEnum"];
             label: string;
         };
         /** @description The right key in answer terms (keys.grade): the fields of the question's kind; none for open questions. */
@@ -2937,6 +3063,12 @@ export interface components {
              */
             status?: components["schemas"]["ContentStatusEnum"];
         };
+        /**
+         * @description * `diagnosis` - Diagnosis game
+         *     * `k8s-incident` - Kubernetes incident game
+         * @enum {string}
+         */
+        GameEnum: "diagnosis" | "k8s-incident";
         Goodput: {
             /**
              * Format: double
@@ -3193,12 +3325,6 @@ export interface components {
             bias: boolean;
             learned_position_embeddings?: number | null;
         };
-        /**
-         * @description * `diagnosis` - Diagnosis game
-         *     * `k8s-incident` - Kubernetes incident game
-         * @enum {string}
-         */
-        InvestigationGameEnum: "diagnosis" | "k8s-incident";
         InvestigationResult: {
             correct: boolean;
             /**
@@ -3230,6 +3356,57 @@ export interface components {
             detail: string;
             message: string;
             fix: string;
+        };
+        K8sManifestFinding: {
+            line: number;
+            severity: string;
+            field: string;
+            message: string;
+        };
+        K8sManifestInputRequest: {
+            /**
+             * @description Hugging Face model id written into the args
+             * @default meta-llama/Llama-3.1-8B-Instruct
+             */
+            model: string;
+            /**
+             * @description --tensor-parallel-size
+             * @default 1
+             */
+            tp: number;
+            /**
+             * @description --pipeline-parallel-size
+             * @default 1
+             */
+            pp: number;
+            /** @default 8 */
+            gpus_per_node: number;
+            /**
+             * Format: double
+             * @description Worst cold start: download, load, compile, CUDA graphs (s)
+             * @default 600
+             */
+            load_s: number;
+            /**
+             * @description The GPU pool's taint key
+             * @default nvidia.com/gpu
+             */
+            gpu_taint: string;
+            /** @description Edited manifests to annotate and check; omit for the generated ones */
+            yaml?: string;
+        };
+        K8sManifestNote: {
+            line: number;
+            field: string;
+            note: string;
+        };
+        K8sManifestOutput: {
+            kinds: string[];
+            annotations: components["schemas"]["K8sManifestNote"][];
+            findings: components["schemas"]["K8sManifestFinding"][];
+            yaml: string;
+            generated: boolean;
+            derivation: string;
         };
         K8sNodeInputRequest: {
             name: string;
@@ -3600,6 +3777,16 @@ export interface components {
             unit?: string;
             source?: string;
         };
+        /**
+         * @description * `events` - Events
+         *     * `logs` - Logs
+         *     * `metrics` - Metrics
+         *     * `config` - Config
+         *     * `profile` - Profile
+         *     * `workload` - Workload
+         * @enum {string}
+         */
+        KindB0aEnum: "events" | "logs" | "metrics" | "config" | "profile" | "workload";
         /**
          * @description * `bf16` - bf16
          *     * `fp16` - fp16
@@ -4010,6 +4197,8 @@ export interface components {
         OptimizationJob: {
             /** Format: uuid */
             id: string;
+            /** @description The preset fitted; null: the Default */
+            preset: number | null;
             status: string;
             review_count: number;
             parameters: number[];
@@ -4028,6 +4217,13 @@ export interface components {
             before?: components["schemas"]["FitScores"];
             /** @description The fitted parameters */
             after?: components["schemas"]["FitScores"];
+        };
+        OptimizeInputRequest: {
+            /**
+             * Format: int64
+             * @description Fit this preset's cards; absent or null: the Default preset's
+             */
+            preset?: number | null;
         };
         Option: {
             text: string;
@@ -4272,6 +4468,8 @@ export interface components {
         PartDeckNode: {
             /** @description Pass as ?deck= to the due queue to study this subtree */
             slug: string;
+            /** @description The options preset assigned to this deck, if any */
+            preset: components["schemas"]["PresetRef"] | null;
             title: string;
             kind: components["schemas"]["DeckKindEnum"];
             /** @description Cards in the deck */
@@ -4321,6 +4519,19 @@ export interface components {
              *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
+        };
+        /** @description The options a deck preset holds; the review settings hold them too, as the Default preset. */
+        PatchedDeckPresetRequest: {
+            /** Format: double */
+            desired_retention?: number;
+            new_cards_per_day?: number;
+            max_reviews_per_day?: number;
+            /** @description Minutes, 0-10 steps */
+            learning_steps?: number[];
+            /** @description Minutes, 0-10 steps */
+            relearning_steps?: number[];
+            /** @description Unique among your presets */
+            name?: string;
         };
         /** @description A catalog GPU as in fixtures/catalog/gpus.yaml (decimal SI units, dense FLOPs); checked for sane ranges. */
         PatchedGPUWriteRequest: {
@@ -4483,6 +4694,7 @@ export interface components {
             density?: components["schemas"]["DensityEnum"];
             reduced_motion?: boolean;
         };
+        /** @description The options a deck preset holds; the review settings hold them too, as the Default preset. */
         PatchedSrsSettingsRequest: {
             /** Format: double */
             desired_retention?: number;
@@ -4570,6 +4782,21 @@ export interface components {
             blocks: number;
             hit_blocks: number;
             hashes_truncated: boolean;
+        };
+        PresetAssignOutput: {
+            deck: string;
+            preset: components["schemas"]["PresetRef"] | null;
+        };
+        PresetAssignRequest: {
+            /**
+             * Format: int64
+             * @description One of your presets; null: the deck follows its parent or the Default
+             */
+            preset: number | null;
+        };
+        PresetRef: {
+            id: number;
+            name: string;
         };
         Prior: {
             /** Format: double */
@@ -4875,6 +5102,8 @@ export interface components {
         RootDeckNode: {
             /** @description Pass as ?deck= to the due queue to study this subtree */
             slug: string;
+            /** @description The options preset assigned to this deck, if any */
+            preset: components["schemas"]["PresetRef"] | null;
             title: string;
             kind: components["schemas"]["DeckKindEnum"];
             /** @description Cards in the deck */
@@ -5165,6 +5394,7 @@ export interface components {
             /** Format: double */
             speedup: number;
         };
+        /** @description The options a deck preset holds; the review settings hold them too, as the Default preset. */
         SrsSettings: {
             /** Format: double */
             desired_retention: number;
@@ -5405,6 +5635,11 @@ export interface components {
             kv_dtype: components["schemas"]["KvDtypeEnum"];
             slo?: components["schemas"]["EngineSLOInput"];
             workload: components["schemas"]["EngineWorkloadInput"];
+            /**
+             * @description Return the first engine's first N steps as `step_log`
+             * @default 0
+             */
+            trace_steps: number;
             /** @default 1 */
             replicas: number;
             /** @default round_robin */
@@ -5475,6 +5710,11 @@ export interface components {
             kv_dtype: components["schemas"]["KvDtypeEnum"];
             slo?: components["schemas"]["EngineSLOInputRequest"];
             workload: components["schemas"]["EngineWorkloadInputRequest"];
+            /**
+             * @description Return the first engine's first N steps as `step_log`
+             * @default 0
+             */
+            trace_steps: number;
             /** @default 1 */
             replicas: number;
             /** @default round_robin */
@@ -9405,6 +9645,112 @@ export interface operations {
             };
         };
     };
+    flashcards_decks_preset_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PresetAssignRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PresetAssignOutput"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     flashcards_due_retrieve: {
         parameters: {
             query?: {
@@ -9695,7 +10041,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["OptimizeInputRequest"];
+            };
+        };
         responses: {
             202: {
                 headers: {
@@ -9991,6 +10341,483 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OptimizationJob"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_presets_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckPreset"][];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_presets_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeckPresetRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckPreset"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_presets_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                preset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckPreset"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_presets_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                preset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_presets_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                preset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedDeckPresetRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckPreset"];
                 };
             };
             /** @description Invalid input; `fields` names the field */
@@ -13183,6 +14010,110 @@ export interface operations {
                 };
             };
             /** @description No response body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    simulators_k8s_manifest_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["K8sManifestInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["K8sManifestOutput"];
+                };
+            };
+            /** @description Invalid input: `fields` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -4,6 +4,7 @@ import { api, ApiError } from "../../lib/api";
 import { useAuth } from "../../lib/auth";
 import { ForecastChart, Heatmap, RetentionChart, type DayCount, type Retention } from "./charts";
 import Browse from "./Browse";
+import Presets, { OptimizeButton, type Preset } from "./Presets";
 import { FLAGS } from "./flags";
 import { AnswerKey, QuestionChoices, useQuestionCard } from "./QuestionCard";
 import "./flashcards.css";
@@ -47,7 +48,7 @@ function newId(): string {
 }
 
 interface DeckNode {
-  slug: string; title: string; kind: string; total: number; in_collection: number;
+  slug: string; title: string; kind: string; total: number; in_collection: number; preset: { id: number; name: string } | null;
   counts: { learning: number; review: number; new: number }; children: DeckNode[];
 }
 interface DeckTree { decks: DeckNode[]; limits: { new_left: number; reviews_left: number } }
@@ -61,9 +62,12 @@ function loadCollapsed(): Set<string> {
   } catch { return new Set(); }
 }
 
-function DeckRow({ node, depth, collapsed, toggle, add }: {
-  node: DeckNode; depth: number; collapsed: Set<string>; toggle: (slug: string) => void; add: (node: DeckNode) => void;
+interface RowActions { toggle: (slug: string) => void; add: (node: DeckNode) => void; assign: (node: DeckNode, preset: number | null) => void }
+
+function DeckRow({ node, depth, collapsed, actions, presets }: {
+  node: DeckNode; depth: number; collapsed: Set<string>; actions: RowActions; presets: Preset[];
 }) {
+  const { toggle, add, assign } = actions;
   const open = !collapsed.has(node.slug);
   const due = node.counts.learning + node.counts.review + node.counts.new;
   return (
@@ -90,9 +94,18 @@ function DeckRow({ node, depth, collapsed, toggle, add }: {
           <button type="button" onClick={() => add(node)} disabled={node.in_collection >= node.total}
             aria-label={`Add ${node.title}`}>Add</button>
         </td>
+        <td>
+          {node.kind === "all" ? <span className="muted small">Default</span> : (
+            <select aria-label={`Options preset for ${node.title}`} value={node.preset?.id ?? ""}
+              onChange={(e) => assign(node, e.target.value ? Number(e.target.value) : null)}>
+              <option value="">{node.kind === "chapter" ? "Part's or Default" : "Default"}</option>
+              {presets.map((preset) => <option key={preset.id} value={preset.id}>{preset.name}</option>)}
+            </select>
+          )}
+        </td>
       </tr>
       {open && node.children.map((child) => (
-        <DeckRow key={child.slug} node={child} depth={depth + 1} collapsed={collapsed} toggle={toggle} add={add} />
+        <DeckRow key={child.slug} node={child} depth={depth + 1} collapsed={collapsed} actions={actions} presets={presets} />
       ))}
     </>
   );
@@ -102,7 +115,9 @@ function DeckList() {
   const [tree, setTree] = useState<DeckTree | null>(null);
   const [message, setMessage] = useState("");
   const [collapsed, setCollapsed] = useState<Set<string>>(loadCollapsed);
+  const [presets, setPresets] = useState<Preset[]>([]);
   const load = useCallback(() => { api<DeckTree>("/flashcards/deck-tree/").then(setTree).catch((e: Error) => setMessage(e.message)); }, []);
+  useEffect(() => { void api<Preset[]>("/flashcards/presets/").then(setPresets); }, []);
   useEffect(load, [load]);
   const toggle = useCallback((slug: string) => {
     setCollapsed((previous) => {
@@ -117,6 +132,12 @@ function DeckList() {
     setMessage(`Added ${result.added} card${result.added === 1 ? "" : "s"} from “${deck.title}”.`);
     load();
   };
+  const assign = async (deck: DeckNode, preset: number | null) => {
+    const result = await api<{ preset: { name: string } | null }>(`/flashcards/decks/${deck.slug}/preset/`, { method: "PUT", body: { preset } });
+    setMessage(`“${deck.title}” uses ${result.preset ? `the preset “${result.preset.name}”` : "its parent's options or the Default"}.`);
+    load();
+  };
+  const actions: RowActions = { toggle, add: (d) => void add(d), assign: (d, p) => void assign(d, p) };
   if (!tree) return <p>{message || "Loading decks…"}</p>;
   const [everything, ...topics] = tree.decks;
   return (
@@ -125,11 +146,11 @@ function DeckList() {
       {message && <p role="status">{message}</p>}
       <div className="table-scroll">
         <table data-testid="deck-table" className="deck-tree">
-          <thead><tr><th>Deck</th><th>New</th><th>Learning</th><th>Due</th><th>In collection</th><th /></tr></thead>
+          <thead><tr><th>Deck</th><th>New</th><th>Learning</th><th>Due</th><th>In collection</th><th /><th>Options</th></tr></thead>
           <tbody>
-            {everything && <DeckRow node={everything} depth={0} collapsed={collapsed} toggle={toggle} add={(d) => void add(d)} />}
-            {topics.length > 0 && <tr><th colSpan={6} className="tree-group">Topics</th></tr>}
-            {topics.map((node) => <DeckRow key={node.slug} node={node} depth={0} collapsed={collapsed} toggle={toggle} add={(d) => void add(d)} />)}
+            {everything && <DeckRow node={everything} depth={0} collapsed={collapsed} actions={actions} presets={presets} />}
+            {topics.length > 0 && <tr><th colSpan={7} className="tree-group">Topics</th></tr>}
+            {topics.map((node) => <DeckRow key={node.slug} node={node} depth={0} collapsed={collapsed} actions={actions} presets={presets} />)}
           </tbody>
         </table>
       </div>
@@ -483,7 +504,8 @@ function SettingsPage() {
       {field("leech_threshold", "Leech after lapses", num("leech_threshold"))}
       {field("daily_goal", "Daily goal (reviews a day, 0 for none)", num("daily_goal"))}
       <label><input type="checkbox" checked={form.fuzzing} onChange={(e) => set({ fuzzing: e.target.checked })} /> Fuzz intervals</label>
-      <p className="muted">FSRS parameters: {form.parameters.length ? "optimized for you" : "defaults"}.</p>
+      <p className="muted">FSRS parameters: {form.parameters.length ? "optimized for you" : "defaults"}.{" "}
+        <OptimizeButton preset={null} label="the Default preset" /></p>
       <button type="submit" className="primary">Save</button>
       {saved && <p role="status">Saved.</p>}
       <p><a href="/api/v1/flashcards/export/?format=json" download="flashcards.json">Export JSON</a> ·{" "}
@@ -511,7 +533,7 @@ export default function FlashcardsArea() {
         <Route path="browse" element={<Browse />} />
         <Route path="cram" element={<Cram />} />
         <Route path="stats" element={<StatsPage />} />
-        <Route path="settings" element={<SettingsPage />} />
+        <Route path="settings" element={<><SettingsPage /><Presets /></>} />
       </Routes>
     </section>
   );
