@@ -39,6 +39,12 @@ DIAGRAMS: dict[str, dict] = {
         "caption": "Every token adds a K and a V vector to every layer; GQA, MLA and sliding windows change how much.",
         "params": {"model": MODEL, "context_tokens": _int(8192, 1, 1_048_576), "kv_dtype": _choice("bf16", DTYPE_CHOICES)},
     },
+    "batching-stepper": {
+        "title": "Continuous batching, step by step", "lab": "engine",
+        "caption": "Each engine step the scheduler spends a token budget on the running requests and admits waiting ones while KV blocks last.",
+        "params": {"model": MODEL, "gpu": GPU, "max_num_batched_tokens": _int(2048, 16, 131_072), "max_num_seqs": _int(32, 1, 1024),
+                   "num_requests": _int(24, 1, 200), "arrival_rate_per_s": _int(20, 1, 1000)},
+    },
     "prefill-decode": {
         "title": "Prefill, then decode", "lab": "step-time",
         "caption": "Prefill processes the whole prompt in one compute-bound step; each decode step re-reads the weights and the cache for one token.",

@@ -132,7 +132,8 @@ def _simulate(model, gpu, params: dict, max_steps: int, max_entries: int) -> dic
         disagg = Disaggregation(dis["prefill_replicas"], dis["decode_replicas"], bw * 1e9 if bw else None,
                                 dis.get("link_latency_us", 10.0) * 1e-6)
     result = simulate(setup, w, slo=slo, replicas=params.get("replicas", 1), router=params.get("router", "round_robin"),
-                      disaggregation=disagg, limit=WorkLimit(max_steps, max_entries))
+                      disaggregation=disagg, limit=WorkLimit(max_steps, max_entries),
+                      trace_steps=params.get("trace_steps", 0))
     result["model"] = {"slug": model.slug, "name": model.name}
     result["gpu"] = {"slug": gpu.slug, "name": gpu.name}
     return result

@@ -92,3 +92,30 @@ def test_reduced_motion_jumps_to_the_end_and_the_phone_fits(site, phone):
         expect(other.get_by_test_id("diagram-numbers")).to_be_visible(timeout=15_000)
         other.scroll_into_view_if_needed()
         shot(page, f"diagram-{name}-phone")
+
+
+def test_the_stepper_replays_the_engine_simulations_steps_one_at_a_time(site, desktop):
+    page, _ = desktop
+    page.goto(site.url + gallery(["batching-stepper"]))
+    figure = page.get_by_test_id("diagram-batching-stepper")
+    expect(figure.get_by_test_id("diagram-numbers")).to_be_visible(timeout=15_000)
+    p = {key: spec["default"] for key, spec in DIAGRAMS["batching-stepper"]["params"].items()}
+    from django.test import Client
+
+    body = {"model": p["model"], "gpu": p["gpu"], "max_num_batched_tokens": p["max_num_batched_tokens"],
+            "max_num_seqs": p["max_num_seqs"], "trace_steps": 60,
+            "workload": {"num_requests": p["num_requests"], "arrival_rate_per_s": p["arrival_rate_per_s"],
+                         "prompt_tokens": {"dist": "uniform", "low": 200, "high": 3000},
+                         "output_tokens": {"dist": "uniform", "low": 16, "high": 64}}}
+    log = Client().post("/api/v1/simulators/engine/", body, content_type="application/json").json()["step_log"]
+    slider = figure.get_by_test_id("diagram-slider")
+    slider.focus()
+    page.keyboard.press("Home")
+    for k in range(6):
+        svg = figure.get_by_test_id("diagram-svg")
+        expect(svg).to_have_attribute("data-step", str(k + 1))
+        row = log[k]
+        expect(figure.get_by_test_id("diagram-value")).to_have_attribute("data-value", str(row["running"]))
+        expect(figure.get_by_test_id("diagram-numbers")).to_contain_text(f"{row['waiting']} waiting")
+        page.keyboard.press("ArrowRight")
+    shot(page, "diagram-batching-stepper-desktop")

@@ -207,3 +207,22 @@ def test_an_anonymous_request_past_its_cap_is_told_the_limit_and_that_signing_in
     message = r.json()["fields"]["workload.output_tokens"][0]
     assert f"at most {ANON_MAX_STEPS:,}" in message and "signed in, up to 120,000 engine steps" in message
     assert learner_client.post(ENGINE, body, format="json").status_code == 200
+
+
+def test_trace_steps_returns_the_first_steps_as_the_engine_ran_them(api_client):
+    data = api_client.post(ENGINE, body(trace_steps=40), format="json").json()
+    log = data["step_log"]
+    assert [row["step"] for row in log] == list(range(1, 41))
+    blocks = data["kv_cache"]["blocks_per_replica"]
+    for before, row in zip([None, *log], log, strict=False):
+        assert 0 <= row["kv_blocks_used"] <= blocks and 1 <= row["running"] <= 256 and row["tokens"] >= 1
+        assert row["duration_s"] > 0
+        if before:
+            assert row["end_s"] >= before["end_s"] + row["duration_s"] - 2e-9  # rounded to the nanosecond
+    assert "step_log" not in api_client.post(ENGINE, body(), format="json").json()
+
+
+@pytest.mark.parametrize("value", [-1, 501, "many", 2.5])
+def test_trace_steps_out_of_range_names_the_field(api_client, value):
+    r = api_client.post(ENGINE, body(trace_steps=value), format="json")
+    assert r.status_code == 400 and "trace_steps" in r.json()["fields"]

@@ -518,6 +518,8 @@ class EngineInput(GPUChoice, ParallelInput):
     kv_dtype = serializers.ChoiceField(choices=KV_DTYPES, default="bf16")
     slo = EngineSLOInput(default=lambda: {"ttft_s": 1.0, "tpot_s": 0.1})
     workload = EngineWorkloadInput()
+    trace_steps = serializers.IntegerField(min_value=0, max_value=500, default=0,
+                                           help_text="Return the first engine's first N steps as `step_log`")
 
 
 class DisaggregationInput(serializers.Serializer):

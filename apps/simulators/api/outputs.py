@@ -219,6 +219,12 @@ class EngineOutput(serializers.Serializer):
                            mean_batch_size=F, busy_fraction=F, output_tokens=I))
     pools = output("EnginePools", prefill=I(help_text="Prefill replicas"), decode=I(help_text="Decode replicas"))(
         required=False, help_text="Disaggregated prefill/decode only")
+    step_log = output(
+        "EngineStep", step=I, end_s=F(help_text="When the step ended"), duration_s=F, waiting=I(help_text="Queued during the step"),
+        running=I(help_text="Requests holding a batch slot during the step"),
+        kv_blocks_used=I(help_text="Held during the step, its new tokens included"),
+        tokens=I(help_text="Prompt and output tokens computed in the step"))(
+        many=True, required=False, help_text="Only when trace_steps > 0: the first engine's first steps")
     model = SlugName()
     gpu = SlugName()
 

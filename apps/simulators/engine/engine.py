@@ -145,7 +145,8 @@ class Engine:
         self.hit_tokens = 0
         self.lookup_tokens = 0
         self.finished = 0
-        self.series: list[tuple[float, int, int, int]] = []
+        # Per step: (end time, waiting, running, KV blocks in use, duration, tokens computed before the step).
+        self.series: list[tuple[float, int, int, int, float, int]] = []
         self._static_ctx = 0
         self._static_left = 0
         self._static_gen = 0
@@ -255,7 +256,7 @@ class Engine:
         self.busy_s += dt
         self.now = now = self.now + dt
         pool = self.pool
-        self.series.append((now, nw, nr, pool.num_blocks - pool.free - len(pool.evictable)))
+        self.series.append((now, nw, nr, pool.num_blocks - pool.free - len(pool.evictable), dt, self.tokens_computed))
 
     # ---- the lazily advanced decoders D --------------------------------------------------------
     def _join(self, r: int) -> None:

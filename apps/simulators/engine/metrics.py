@@ -127,6 +127,17 @@ def series(engines: list[Engine], t0: float, t1: float, points: int = MAX_SERIES
     }
 
 
+def step_log(engine: Engine, steps: int) -> list[dict]:
+    """The first `steps` steps of one engine as its scheduler ran them: a stepper can replay them one at a time."""
+    rows = engine.series[:steps]
+    after = [row[5] for row in engine.series[1:steps + 1]]
+    if len(after) < len(rows):
+        after.append(engine.tokens_computed)
+    return [{"step": i + 1, "end_s": round(end, 9), "duration_s": round(dt, 9), "waiting": waiting, "running": running,
+             "kv_blocks_used": used, "tokens": done - before}
+            for i, ((end, waiting, running, used, dt, before), done) in enumerate(zip(rows, after, strict=True))]
+
+
 def invariants(stats_list: list[dict], area: float, summary: dict) -> dict:
     computed = sum(s["tokens_computed"] for s in stats_list)
     expected = sum(s["tokens_expected"] for s in stats_list)

@@ -24,7 +24,7 @@ from .cluster import ROUTERS, run_replicas
 from .costs import roofline_step_cost
 from .disaggregation import run_disaggregated
 from .engine import SimulationError, WorkLimit
-from .metrics import SLO, engine_stats, invariants, request_summary, series
+from .metrics import SLO, engine_stats, invariants, request_summary, series, step_log
 from .scheduler import SchedulerConfig
 from .workload import Workload
 
@@ -108,8 +108,10 @@ def simulate(
     disaggregation: Disaggregation | None = None,
     max_steps: int = 5_000_000,
     limit: WorkLimit | None = None,
+    trace_steps: int = 0,
 ) -> dict:
-    """`limit` caps the work of the whole simulation (all engines together); `max_steps` each engine's steps."""
+    """`limit` caps the work of the whole simulation (all engines together); `max_steps` each engine's steps;
+    `trace_steps` > 0 adds the first engine's first steps as `step_log`."""
     if router not in ROUTERS:
         raise SimulationError("router", f"must be one of {', '.join(ROUTERS)}")
     blocks = kv_blocks(setup)
@@ -143,7 +145,10 @@ def simulate(
         first_t, finish_t = res.first_t, res.finish_t
         transfer_area = float(res.transfer_s[w.output_tokens > 1].sum())
         gpus = (d.prefill_replicas + d.decode_replicas) * setup.parallel.gpus
-    return _result(setup, w, slo, engines, pools, first_t, finish_t, transfer_area, gpus, blocks)
+    result = _result(setup, w, slo, engines, pools, first_t, finish_t, transfer_area, gpus, blocks)
+    if trace_steps:
+        result["step_log"] = step_log(engines[0], trace_steps)
+    return result
 
 
 def _result(setup, w, slo, engines, pools, first_t, finish_t, transfer_area, gpus, blocks) -> dict:

@@ -77,13 +77,15 @@ export function useReducedMotion(): boolean {
   return reduced;
 }
 
-/** Steps 0..count-1 while playing (every `ms`); with reduced motion, play jumps straight to the last step. */
-export function usePlayer(count: number, ms = 250) {
+/** Steps 0..count-1 while playing (every `ms`); with reduced motion, play jumps straight to the last step. At rest
+ * the picture shows the last step (the outcome), or the first where stepping through is the point. */
+export function usePlayer(count: number, ms = 250, rest: "last" | "first" = "last") {
   const reduced = useReducedMotion();
-  const [step, setStep] = useState(count - 1);
+  const restStep = rest === "last" ? count - 1 : 0;
+  const [step, setStep] = useState(restStep);
   const [playing, setPlaying] = useState(false);
   const timer = useRef<number | undefined>(undefined);
-  useEffect(() => { setStep(count - 1); setPlaying(false); }, [count]);
+  useEffect(() => { setStep(restStep); setPlaying(false); }, [restStep]);
   useEffect(() => {
     if (!playing) return;
     if (reduced) { setStep(count - 1); setPlaying(false); return; }

@@ -15,7 +15,7 @@ export interface SimulatorResults {
   "throughput-latency": Schemas["ThroughputLatencyOutput"]; capacity: Schemas["CapacityOutput"];
   speculative: Schemas["SpeculativeOutput"]; collectives: Schemas["CollectivesOutput"]; "paged-kv": Schemas["PagedKVOutput"];
   "prefix-cache": Schemas["PrefixCacheOutput"]; moe: Schemas["MoEOutput"]; "request-walk": Schemas["RequestWalkOutput"];
-  "serve-config": Schemas["ServeConfigOutput"];
+  "serve-config": Schemas["ServeConfigOutput"]; engine: Schemas["EngineOutput"];
 }
 
 export interface CatalogModel {

@@ -1,0 +1,62 @@
+// Continuous batching, one engine step at a time: the engine simulation's own step log (trace_steps) replayed —
+// who runs, who waits, the token budget each step spends and the KV blocks it holds.
+import { fmtNum, fmtSeconds, useSimulation } from "../areas/lab/lib";
+import { Block, Frame, Legend, linear, PlayButton, Slider, usePlayer, type Params } from "./kit";
+import { Value } from "./memory";
+
+export const STEPPER_STEPS = 60;
+
+/** The request the stepper sends: a small Poisson workload whose prompts are long enough to be chunked. */
+export function stepperBody(params: Params) {
+  return {
+    model: params.model, gpu: params.gpu, max_num_batched_tokens: params.max_num_batched_tokens,
+    max_num_seqs: params.max_num_seqs, trace_steps: STEPPER_STEPS,
+    workload: {
+      num_requests: params.num_requests, arrival_rate_per_s: params.arrival_rate_per_s,
+      prompt_tokens: { dist: "uniform", low: 200, high: 3000 }, output_tokens: { dist: "uniform", low: 16, high: 64 },
+    },
+  };
+}
+
+export function BatchingStepper({ params }: { params: Params }) {
+  const { data, error } = useSimulation("engine", stepperBody(params));
+  const log = data?.step_log ?? [];
+  const player = usePlayer(Math.max(log.length, 1), 400, "first");
+  const row = log[Math.min(player.step, log.length - 1)];
+  const budget = Number(params.max_num_batched_tokens);
+  const blocks = data?.kv_cache.blocks_per_replica ?? 1;
+  const slots = Math.max(...log.map((r) => r.running + r.waiting), 1);
+  const sw = Math.min(36, 560 / slots);
+  const bar = linear(0, 1, 0, 460);
+  return (
+    <Frame name="batching-stepper" params={params} error={error?.message}
+      controls={<>
+        <Slider label="Engine step" value={player.step} min={0} max={Math.max(log.length - 1, 0)}
+          onChange={player.setStep} format={(v) => `${v + 1} of ${log.length}`} />
+        <PlayButton player={player} label="Run the scheduler" />
+      </>}
+      legend={<Legend items={[{ concept: "decode", label: "request in the batch" }, { concept: "idle", label: "request waiting" },
+        { concept: "prefill", label: "tokens computed this step" }, "kv"]} />}
+      numbers={row && <>
+        step {row.step}: <Value value={row.running} text={`${row.running} running`} />, {row.waiting} waiting;
+        {" "}{fmtNum(row.tokens)} of {fmtNum(budget)} budget tokens in {fmtSeconds(row.duration_s)};
+        {" "}KV {fmtNum(row.kv_blocks_used)} of {fmtNum(blocks)} blocks
+      </>}>
+      <svg viewBox="0 0 600 130" role="img" aria-label={row ? `Step ${row.step}: ${row.running} running, ${row.waiting} waiting` : "Engine steps"}
+        data-testid="diagram-svg" data-step={row?.step ?? 0}>
+        <text x={0} y={12}>batch and queue</text>
+        {row && Array.from({ length: row.running + row.waiting }, (_, i) => (
+          <Block key={i} concept={i < row.running ? "decode" : "idle"} x={i * sw} y={18} width={sw - 3} height={24}
+            title={i < row.running ? "running" : "waiting"} />
+        ))}
+        <text x={0} y={64}>tokens / budget</text>
+        <rect x={120} y={52} width={460} height={16} fill="none" stroke="var(--fg-soft)" />
+        {row && <Block concept="prefill" x={120} y={52} width={bar(Math.min(row.tokens / budget, 1))} height={16} title={`${row.tokens} tokens`} />}
+        <text x={0} y={98}>KV blocks</text>
+        <rect x={120} y={86} width={460} height={16} fill="none" stroke="var(--fg-soft)" />
+        {row && <Block concept="kv" x={120} y={86} width={bar(row.kv_blocks_used / blocks)} height={16} title={`${row.kv_blocks_used} blocks`} />}
+        {row && <text x={0} y={124}>t = {fmtSeconds(row.end_s)}</text>}
+      </svg>
+    </Frame>
+  );
+}
