@@ -126,9 +126,28 @@ def check_error(operation_id: str, operation: dict, bad: Bad, response) -> None:
     assert not errors, f"{operation_id}: the {code} body is not the error body:\n" + "\n".join(errors)
 
 
+def without_examples(examples: dict) -> str | None:
+    missing = sorted(set(OPERATIONS) - set(examples))
+    return f"operations without an example: {', '.join(missing)}; add one to {WHERE}" if missing else None
+
+
 def test_every_operation_has_an_example():
-    missing = sorted(set(OPERATIONS) - set(EXAMPLES))
-    assert not missing, f"operations without an example: {', '.join(missing)}; add one to {WHERE}"
+    message = without_examples(EXAMPLES)
+    assert not message, message
+
+
+def test_a_missing_example_is_named():
+    examples = {name: example for name, example in EXAMPLES.items() if name != "chapters_retrieve"}
+    assert "chapters_retrieve; add one to tests/api/operation_examples.py" in without_examples(examples)
+
+
+def test_the_checks_see_an_undocumented_field_and_a_missing_one():
+    error = {"$ref": "#/components/schemas/ErrorBody"}
+    assert not schema_errors(error, {"error": "not_found", "detail": "Not found.", "fields": {}}, response=True)
+    assert "'extra' was unexpected" in schema_errors(
+        error, {"error": "not_found", "detail": "Not found.", "fields": {}, "extra": 1}, response=True)[0]
+    assert "'fields' is a required property" in schema_errors(
+        error, {"error": "not_found", "detail": "Not found."}, response=True)[0]
 
 
 def test_every_example_is_an_operation():

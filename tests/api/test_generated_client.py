@@ -139,7 +139,7 @@ def answer_a_numeric_question(client, models):
     session = create.sync(client=client, body=models.SessionCreateRequest(chapter=[chapter], kind=[models.QuestionKindEnum.NUMERIC]))
     assert isinstance(session, models.SessionCreated)
     assert question.id in [item.id for item in session.questions]
-    answer = models.AnswerInputRequestAnswer.from_dict({"value": 524.3, "unit": "MB"})
+    answer = models.AnswerRequest(value=524.3, unit="MB")
     result = load("api.practice.practice_sessions_answers_create").sync(
         session_id=session.id, client=client, body=models.AnswerInputRequest(question=question.id, answer=answer))
     assert isinstance(result, models.AnswerResult)
