@@ -2,41 +2,79 @@
 import { useEffect, useState } from "react";
 import { C, Legend } from "./charts";
 import { DtypePicker, Explain, ModelGpuPicker, NumberInput, Stat } from "./form";
-import { fmtBytes, fmtSeconds, modelChoice, num, prefersReducedMotion, useQueryState, useSimulation, useTokenizer, type SimulatorResults } from "./lib";
+import { fmtBytes, fmtSeconds, modelChoice, num, prefersReducedMotion, useCatalog, useQueryState, useSimulation, useTokenizer, type SimulatorResults } from "./lib";
 import { BASE_DEFAULTS, Tool } from "./panels";
 
 const DEFAULT_PROMPT = "Explain in two sentences why the decode phase of an LLM is limited by memory bandwidth.";
+/** Answers to stream, so the output side shows real tokens from the same tokenizer, never placeholders. */
+export const SAMPLE_ANSWERS = [
+  "Each decode step produces one token per sequence but must read every weight and the whole KV cache from HBM, so the GPU waits on memory rather than arithmetic. Batching more sequences shares that read.",
+  "Because generating a token needs all previous tokens, decode runs one step per token, and each step is too small to keep the tensor cores busy.",
+  "Memory bandwidth.",
+];
 
 export default function RequestWalkPanel() {
-  const [v, set] = useQueryState({ ...BASE_DEFAULTS, batch_size: "1", output_tokens: "24", prompt: DEFAULT_PROMPT });
-  // The prompt is edited in local state (the URL follows): an emptied box stays empty instead of falling back to the
-  // default, and the caret stays where you type.
+  const [v, set] = useQueryState({ ...BASE_DEFAULTS, batch_size: "1", prompt: DEFAULT_PROMPT, answer: SAMPLE_ANSWERS[0] });
+  // Both texts are edited in local state (the URL follows): an emptied box stays empty instead of falling back to
+  // the default, and the caret stays where you type.
   const [prompt, setPrompt] = useState(v.prompt ?? DEFAULT_PROMPT);
+  const [answer, setAnswer] = useState(v.answer ?? SAMPLE_ANSWERS[0]);
   const enc = useTokenizer();
   const ids = enc ? enc.encode(prompt) : null;
-  const { data, error } = useSimulation("request-walk", {
-    ...modelChoice(v), gpu: v.gpu, weight_dtype: v.weight_dtype, kv_dtype: v.kv_dtype, output_tokens: num(v.output_tokens, 0),
-    batch_size: num(v.batch_size, 0), tensor_parallel: num(v.tensor_parallel, 0),
+  const answerIds = enc ? enc.encode(answer).slice(0, 256) : null;
+  const { data, error } = useSimulation("request-walk", enc ? {
+    ...modelChoice(v), gpu: v.gpu, weight_dtype: v.weight_dtype, kv_dtype: v.kv_dtype,
+    output_tokens: Math.max(answerIds?.length ?? 1, 1), batch_size: num(v.batch_size, 0), tensor_parallel: num(v.tensor_parallel, 0),
     ...(ids && ids.length ? { tokens: ids.slice(0, 32768), tokenizer: "cl100k_base" } : { prompt: prompt || " " }),
-  });
+  } : null);
   const pieces = enc && ids ? ids.map((id) => enc.decode([id])) : data?.token_pieces ?? [];
+  const answerPieces = enc && answerIds && answerIds.length ? answerIds.map((id) => enc.decode([id])) : ["(empty answer: one token)"];
   return (
-    <Tool title="Walk one request" form={<>
+    <Tool title="Watch one request, token by token" form={<>
       <ModelGpuPicker values={v} set={set} error={error} />
       <DtypePicker values={v} set={set} />
+      <NumberInput name="tensor_parallel" label="Tensor parallel (GPUs)" values={v} set={set} error={error} />
       <label className="lab-field"><span>Prompt</span>
         <textarea name="prompt" rows={4} value={prompt} onChange={(e) => { setPrompt(e.target.value); set({ prompt: e.target.value }); }} /></label>
-      <NumberInput name="output_tokens" label="Output tokens (≤ 256)" values={v} set={set} max={256} error={error} />
+      <label className="lab-field"><span>Answer to stream (≤ 256 tokens)</span>
+        <textarea name="answer" rows={3} value={answer} onChange={(e) => { setAnswer(e.target.value); set({ answer: e.target.value }); }} /></label>
+      <label className="lab-field"><span>Sample answers</span>
+        <select value="" onChange={(e) => { const a = SAMPLE_ANSWERS[Number(e.target.value)]; if (a) { setAnswer(a); set({ answer: a }); } }} data-testid="walk-samples">
+          <option value="">Pick a sample…</option>
+          {SAMPLE_ANSWERS.map((a, i) => <option key={i} value={i}>{a.slice(0, 48)}…</option>)}
+        </select>
+      </label>
       <NumberInput name="batch_size" label="Other sequences in the batch" values={v} set={set} error={error} />
     </>}>
-      {data && <Walk data={data} pieces={pieces} />}
+      {data && !data.feasible && (
+        <p className="lab-warning" role="status" data-testid="walk-infeasible">
+          Does not fit: {data.reason}{data.min_tensor_parallel ? ` Use at least tensor parallel ${data.min_tensor_parallel}.` : ""}
+          {data.fix_weight_dtype ? ` Or ${data.fix_weight_dtype} weights.` : ""} The times below are what it would take if it ran.
+        </p>
+      )}
+      {data && <Walk data={data} pieces={pieces} answer={answerPieces} />}
       <Explain data={data} error={error} />
     </Tool>
   );
 }
 
-function Walk({ data, pieces }: { data: SimulatorResults["request-walk"]; pieces: string[] }) {
+/** What happens at this point of the walk, in plain words. */
+function narration(data: SimulatorResults["request-walk"], at: number, answer: string[], layers: number | null): string {
+  const n = data.prompt_tokens;
+  const layerText = layers ? `each of its ${layers} layers` : "every layer";
+  if (at === 0) return `The API server has turned your prompt into ${n} tokens (${data.tokenizer}); the scheduler gives them a batch slot and KV blocks.`;
+  const step = data.timeline[at - 1];
+  const cache = fmtBytes(step.kv_bytes);
+  if (at === 1) return `Prefill: one forward pass over all ${n} prompt tokens computes attention in ${layerText} and writes their keys and values (${cache} of KV cache). It is ${step.bound}-bound and ends by sampling the first token, “${answer[0]}”, after ${fmtSeconds(data.ttft_seconds)} (the TTFT).`;
+  const weights = data.decode_weight_bytes_per_step;
+  const share = weights / (weights + step.kv_bytes);
+  return `Decode step ${at - 1}: to produce “${answer[at - 1] ?? ""}” the GPU reads all the weights (${fmtBytes(weights)}) and the whole cache so far (${cache}), ${Math.round(share * 100)}% of the bytes being weights; the step is ${step.bound}-bound and takes ${fmtSeconds(step.end_seconds - step.start_seconds)}.`;
+}
+
+function Walk({ data, pieces, answer }: { data: SimulatorResults["request-walk"]; pieces: string[]; answer: string[] }) {
   const steps = data.timeline;
+  const { models } = useCatalog();
+  const layers = models.find((m) => m.slug === data.model.slug)?.num_layers ?? null;
   const reduced = prefersReducedMotion();
   const [at, setAt] = useState(0);
   const [playing, setPlaying] = useState(false);
@@ -50,7 +88,6 @@ function Walk({ data, pieces }: { data: SimulatorResults["request-walk"]; pieces
   const current = steps[Math.max(at - 1, 0)];
   const kvMax = steps[steps.length - 1]?.kv_bytes ?? 1;
   const kvNow = at === 0 ? 0 : current.kv_bytes;
-  const decoded = Math.max(at - 1, 0);
   return (
     <div className="lab-walk">
       <div className="lab-walk-controls" role="group" aria-label="Playback">
@@ -72,17 +109,36 @@ function Walk({ data, pieces }: { data: SimulatorResults["request-walk"]; pieces
         {pieces.map((p, i) => (
           <span key={`p${i}`} className="lab-chip" style={{ borderColor: at >= 1 ? "var(--c-prefill)" : "var(--border)" }}>{p.replace(/ /g, "·") || "∅"}</span>
         ))}
-        {Array.from({ length: decoded }, (_, i) => (
-          <span key={`d${i}`} className="lab-chip lab-chip-new" style={{ borderColor: "var(--c-decode)" }}>t{i + 1}</span>
+        {answer.slice(0, at).map((p, i) => (
+          <span key={`d${i}`} className="lab-chip lab-chip-new" style={{ borderColor: i === 0 ? "var(--c-prefill)" : "var(--c-decode)" }}
+            data-testid="walk-output-token">{p.replace(/ /g, "·") || "∅"}</span>
         ))}
       </div>
+      <p className="lab-note" aria-live="polite" data-testid="walk-narration">{narration(data, at, answer, layers)}</p>
+      {at >= 2 && (
+        <figure className="lab-chart">
+          <figcaption>Decode step {at - 1}: bytes read</figcaption>
+          <svg viewBox="0 0 600 24" role="img" aria-label="Bytes read by this decode step: weights against KV cache">
+            <rect x={0} y={2} width={600 * data.decode_weight_bytes_per_step / (data.decode_weight_bytes_per_step + current.kv_bytes)} height={20} style={{ fill: C.weights }} />
+            <rect x={600 * data.decode_weight_bytes_per_step / (data.decode_weight_bytes_per_step + current.kv_bytes)} y={2}
+              width={600 * current.kv_bytes / (data.decode_weight_bytes_per_step + current.kv_bytes)} height={20} style={{ fill: C.kv }} />
+          </svg>
+        </figure>
+      )}
       <figure className="lab-chart">
-        <figcaption>KV cache of this request: {fmtBytes(kvNow)}</figcaption>
+        <figcaption>KV cache of this request: {fmtBytes(kvNow)}{layers ? `, ${fmtBytes(kvNow / layers)} in each of ${layers} layers` : ""}</figcaption>
+        {layers && (
+          <svg viewBox={`0 0 600 ${Math.min(layers, 40) * 4}`} role="img" aria-label={`KV cache filling ${layers} layers`} data-testid="walk-layers">
+            {Array.from({ length: Math.min(layers, 40) }, (_, l) => (
+              <rect key={l} x={0} y={l * 4} width={(kvNow / kvMax) * 600} height={3} style={{ fill: C.kv }} className="lab-grow" />
+            ))}
+          </svg>
+        )}
         <svg viewBox="0 0 600 24" role="img" aria-label="KV cache growth">
           <rect x={0} y={2} width={600} height={20} style={{ fill: "var(--bg-soft)" }} />
           <rect x={0} y={2} width={(kvNow / kvMax) * 600} height={20} style={{ fill: C.kv }} className="lab-grow" />
         </svg>
-        <Legend items={[{ label: "prompt token (prefill: compute-bound)", color: C.prefill }, { label: "generated token (decode: memory-bound)", color: C.decode }, { label: "KV cache", color: C.kv }]} />
+        <Legend items={[{ label: "prompt token (prefill: compute-bound)", color: C.prefill }, { label: "generated token (decode: memory-bound)", color: C.decode }, { label: "KV cache", color: C.kv }, { label: "weights", color: C.weights }]} />
       </figure>
     </div>
   );
