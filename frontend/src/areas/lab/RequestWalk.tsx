@@ -68,7 +68,7 @@ function narration(data: SimulatorResults["request-walk"], at: number, answer: s
   if (at === 1) return `Prefill: one forward pass over all ${n} prompt tokens computes attention in ${layerText} and writes their keys and values (${cache} of KV cache). It is ${step.bound}-bound and ends by sampling the first token, “${answer[0]}”, after ${fmtSeconds(data.ttft_seconds)} (the TTFT).`;
   const weights = data.decode_weight_bytes_per_step;
   const share = weights / (weights + step.kv_bytes);
-  return `Decode step ${at - 1}: to produce “${answer[at - 1] ?? ""}” the GPU reads all the weights (${fmtBytes(weights)}) and the whole cache so far (${cache}), ${Math.round(share * 100)}% of the bytes being weights; the step is ${step.bound}-bound and takes ${fmtSeconds(step.end_seconds - step.start_seconds)}.`;
+  return `Decode step ${at - 1}: to produce “${answer[at - 1] ?? ""}” the GPU reads all the weights (${fmtBytes(weights)}) and the whole cache so far (${cache}), ${(share * 100).toFixed(share > 0.99 ? 2 : 0)}% of the bytes being weights; the step is ${step.bound}-bound and takes ${fmtSeconds(step.end_seconds - step.start_seconds)}.`;
 }
 
 function Walk({ data, pieces, answer }: { data: SimulatorResults["request-walk"]; pieces: string[]; answer: string[] }) {
