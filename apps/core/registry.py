@@ -24,6 +24,7 @@ LAB_PAGES: tuple[tuple[str, str], ...] = (
     ("k8s-pending", "Pending-pod debugger"),
     ("k8s-quota-gates", "Quota gates"),
     ("k8s-rotation", "Node rotation"),
+    ("k8s-manifest", "Manifest explorer"),
 )
 SIMULATORS = frozenset(name for name, _ in LAB_PAGES)
 

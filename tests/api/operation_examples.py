@@ -413,6 +413,7 @@ EXAMPLES: dict[str, Example] = {
          "pool_max_nodes": 10, "namespace_gpu_quota": 10, "namespace_gpus_used": 4}, {"gpus_per_replica": 0}),
     "simulators_k8s_rotation_create": _simulator({"nodes": 4, "gpus_per_replica": 2, "replicas": 16,
                                                   "replicas_needed": 12, "pdb_min_available": 12}, {"nodes": -1}),
+    "simulators_k8s_manifest_create": _simulator({"tp": 2}, {"yaml": "kind: [\n"}),
     "simulators_sweeps_list": Example(bad=Bad(who="anonymous")),
     "simulators_sweeps_create": Example(body={**SWEEP, "grid": {"max_num_seqs": [8, 16]}},
                                         bad=Bad(body={**SWEEP, "grid": {}}, status=400)),

@@ -202,9 +202,10 @@ def test_serve_config_flags_and_yaml():
     assert r.command.startswith("vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 4")
     assert "--kv-cache-dtype fp8" in r.command and "--quantization fp8" in r.command
     assert all(f["why"] for f in r.flags)
-    doc = yaml.safe_load(r.kubernetes_yaml)
+    doc, service, hpa = yaml.safe_load_all(r.kubernetes_yaml)
+    assert (doc["kind"], service["kind"], hpa["kind"]) == ("Deployment", "Service", "HorizontalPodAutoscaler")
     container = doc["spec"]["template"]["spec"]["containers"][0]
-    assert container["resources"]["limits"]["nvidia.com/gpu"] == "4"
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == container["resources"]["requests"]["nvidia.com/gpu"] == "4"
     assert all(isinstance(a, str) for a in container["args"])
 
 

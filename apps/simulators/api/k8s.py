@@ -1,4 +1,5 @@
-"""Kubernetes-for-inference simulators: the Pending-pod debugger, the quota gates and a GPU node-pool rotation.
+"""Kubernetes-for-inference simulators: the Pending-pod debugger, the quota gates, a GPU node-pool rotation and the
+manifest explorer.
 Request and response serializers and the views in one module; `@documented` routes each view (api/urls.py imports
 this module so the routes exist)."""
 
@@ -10,7 +11,7 @@ from rest_framework import serializers
 
 from apps.simulators.api.outputs import B, F, I, S, many, output
 from apps.simulators.api.views import SimulatorApi, documented
-from apps.simulators.modeling import k8s
+from apps.simulators.modeling import k8s, k8s_manifest
 
 MAX_NODES = 100
 NAME = {"max_length": 63, "min_length": 1}
@@ -311,3 +312,65 @@ class K8sRotationApi(SimulatorApi):
 
     def calculate(self, request, data):
         return asdict(k8s.node_rotation(**data))
+
+
+# ---------------------------------------------------------------- manifest explorer
+
+
+class K8sManifestInput(serializers.Serializer):
+    model = serializers.CharField(default="meta-llama/Llama-3.1-8B-Instruct", max_length=200,
+                                  help_text="Hugging Face model id written into the args")
+    tp = serializers.IntegerField(min_value=1, max_value=64, default=1, help_text="--tensor-parallel-size")
+    pp = serializers.IntegerField(min_value=1, max_value=16, default=1, help_text="--pipeline-parallel-size")
+    gpus_per_node = serializers.IntegerField(min_value=1, max_value=16, default=8)
+    load_s = serializers.FloatField(min_value=1, max_value=86_400, default=600,
+                                    help_text="Worst cold start: download, load, compile, CUDA graphs (s)")
+    gpu_taint = serializers.CharField(default="nvidia.com/gpu", max_length=253, help_text="The GPU pool's taint key")
+    yaml = serializers.CharField(required=False, allow_blank=False, trim_whitespace=False,
+                                 max_length=k8s_manifest.MAX_BYTES,
+                                 help_text="Edited manifests to annotate and check; omit for the generated ones")
+
+    def validate_model(self, value):
+        if any(c.isspace() for c in value):
+            raise serializers.ValidationError("a model id has no spaces")
+        return value
+
+    def validate(self, data):
+        gpus = data["tp"] * data["pp"]
+        if gpus > data["gpus_per_node"] and gpus % data["gpus_per_node"]:
+            raise serializers.ValidationError(
+                {"tp": [f"tp × pp = {gpus} GPUs span nodes, so must be a multiple of gpus_per_node "
+                        f"({data['gpus_per_node']})"]})
+        return data
+
+
+K8sManifestNote = output("K8sManifestNote", line=I, field=S, note=S)
+K8sManifestFinding = output("K8sManifestFinding", line=I, severity=S, field=S, message=S)
+K8sManifestOutput = output("K8sManifestOutput", yaml=S, generated=B, kinds=serializers.ListField(child=S()),
+                           annotations=many(K8sManifestNote), findings=many(K8sManifestFinding), derivation=S)
+
+
+@documented("k8s-manifest", K8sManifestInput, K8sManifestOutput,
+            "Manifest explorer: the serving Deployment/LeaderWorkerSet, Service and HPA annotated, edits checked")
+class K8sManifestApi(SimulatorApi):
+    """Without `yaml`: the manifests the serve builder writes for this shape, annotated. With `yaml`: the learner's
+    edit, annotated and checked line by line (bad YAML: 400 on `yaml` naming the line)."""
+
+    def calculate(self, request, data):
+        text = data.get("yaml")
+        if text is None:
+            args = [data["model"], "--tensor-parallel-size", str(data["tp"])]
+            if data["pp"] > 1:
+                args += ["--pipeline-parallel-size", str(data["pp"])]
+            text = k8s_manifest.serving_manifests(
+                name="vllm", model_id=data["model"], args=args, tp=data["tp"], pp=data["pp"],
+                gpus_per_node=data["gpus_per_node"], load_s=int(data["load_s"]))
+        notes = k8s_manifest.annotate(text)
+        findings = k8s_manifest.check(text, load_s=data["load_s"], gpu_taint=data["gpu_taint"])
+        kinds = k8s_manifest.kinds(text)
+        errors = sum(f.severity == "error" for f in findings)
+        return {"yaml": text, "generated": data.get("yaml") is None, "kinds": kinds,
+                "annotations": [asdict(n) for n in notes], "findings": [asdict(f) for f in findings],
+                "derivation": f"{len(kinds)} document(s) ({', '.join(kinds)}); {len(notes)} annotated fields; "
+                              f"{errors} error(s) and {len(findings) - errors} warning(s) against a {data['load_s']:g} s "
+                              f"load and the {data['gpu_taint']} taint"}

@@ -4,21 +4,22 @@ Flags follow the vLLM engine arguments documentation (docs.vllm.ai, "Engine
 Arguments"); every flag comes with a one-line reason. The Deployment requests
 `nvidia.com/gpu` (or `amd.com/gpu`) equal to TP, mounts a memory-backed /dev/shm
 (NCCL/PyTorch need more shared memory than the container default of 64 MiB for
-tensor parallelism) and gates traffic on vLLM's /health endpoint.
+tensor parallelism) and gates traffic on vLLM's /health endpoint; with a Service
+and an HPA (k8s_manifest.serving_manifests, annotated in the manifest explorer).
 """
 
 from __future__ import annotations
 
-import json
 import shlex
 from dataclasses import dataclass
 
 from .errors import ModelInputError
+from .k8s_manifest import serving_manifests
 from .memory import tp_is_valid
 from .specs import DTYPE_BYTES, GPUSpec, ModelSpec
 
 QUANTIZATION_FLAG = {"fp8": "fp8", "int8": None, "int4": None, "mxfp4": None}
-DEFAULT_IMAGE = {"nvidia": "vllm/vllm-openai:latest", "amd": "rocm/vllm:latest"}
+DEFAULT_IMAGE = {"nvidia": "vllm/vllm-openai:v0.33.0", "amd": "rocm/vllm:latest"}
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,10 @@ def vllm_serve_config(
         if f["value"] is not None:
             args.append(str(f["value"]))
     command = " ".join(shlex.quote(a) for a in args)
-    yaml_text = _deployment(model, gpu, tp, args[2:], port, image or DEFAULT_IMAGE.get(gpu.vendor, DEFAULT_IMAGE["nvidia"]))
+    yaml_text = serving_manifests(
+        name=f"vllm-{model.slug.replace('.', '-')}", model_id=model.hf_id, args=args[2:], tp=tp, port=port,
+        image=image or DEFAULT_IMAGE.get(gpu.vendor, DEFAULT_IMAGE["nvidia"]),
+        resource="amd.com/gpu" if gpu.vendor == "amd" else "nvidia.com/gpu")
     derivation = f"{len(flags)} flags for {model.name} on {tp} × {gpu.name}: " + "; ".join(
         f"{f['flag']}{'' if f['value'] is None else ' ' + str(f['value'])} ({f['why']})" for f in flags)
     return ServeConfig(command, flags, yaml_text, derivation)
@@ -108,61 +112,3 @@ def _flags(model, tp, max_len, util, weight_dtype, kv_dtype, max_seqs, max_batch
                       "why": "reuse KV blocks of shared prompt prefixes (system prompts, multi-turn chats)"})
     flags.append({"flag": "--port", "value": port, "why": "HTTP port of the OpenAI-compatible server"})
     return flags
-
-
-def _deployment(model, gpu, tp, args, port, image) -> str:
-    resource = "amd.com/gpu" if gpu.vendor == "amd" else "nvidia.com/gpu"
-    name = model.slug.replace(".", "-")
-    arg_lines = "\n".join(f"            - {json.dumps(str(a))}" for a in args)  # K8s args are strings
-    return f"""apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: vllm-{name}
-  labels:
-    app: vllm-{name}
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: vllm-{name}
-  template:
-    metadata:
-      labels:
-        app: vllm-{name}
-    spec:
-      containers:
-        - name: vllm
-          image: {image}  # pin a version tag in production
-          command: ["vllm", "serve"]
-          args:
-{arg_lines}
-          env:
-            - name: HF_TOKEN
-              valueFrom:
-                secretKeyRef:
-                  name: hf-token
-                  key: token
-          ports:
-            - containerPort: {port}
-          resources:
-            limits:
-              {resource}: "{tp}"
-          readinessProbe:
-            httpGet:
-              path: /health
-              port: {port}
-            initialDelaySeconds: 60
-            periodSeconds: 10
-          volumeMounts:
-            - name: dshm
-              mountPath: /dev/shm
-            - name: hf-cache
-              mountPath: /root/.cache/huggingface
-      volumes:
-        - name: dshm
-          emptyDir:
-            medium: Memory
-            sizeLimit: 16Gi
-        - name: hf-cache
-          emptyDir: {{}}
-"""

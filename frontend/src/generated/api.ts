@@ -635,6 +635,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/flashcards/import/apkg/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add your own Anki package (.apkg, at most 20 MB): notes, cards, scheduling and review log; cards already imported are skipped */
+        post: operations["flashcards_import_apkg_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/flashcards/optimize/": {
         parameters: {
             query?: never;
@@ -698,6 +715,41 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/own/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Write your own card (basic or cloze, Markdown) into a deck; only you see it */
+        post: operations["flashcards_own_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/own/{card_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["flashcards_own_retrieve"];
+        put?: never;
+        post?: never;
+        /** Delete your own card with its review history */
+        delete: operations["flashcards_own_destroy"];
+        options?: never;
+        head?: never;
+        /** Edit your own card (its schedule and history stay) */
+        patch: operations["flashcards_own_partial_update"];
         trace?: never;
     };
     "/api/v1/flashcards/presets/": {
@@ -1628,6 +1680,14 @@ export interface components {
             remaining: number;
             finished: boolean;
         };
+        ApkgImportOutput: {
+            /** @description Cards added */
+            cards: number;
+            /** @description Reviews added to their history */
+            reviews: number;
+            /** @description Cards of the package imported before, left as they are */
+            skipped: number;
+        };
         /**
          * @description * `poisson` - poisson
          *     * `gamma` - gamma
@@ -1734,6 +1794,8 @@ export interface components {
             buried: boolean;
             /** @description 0 none, 1-7 Anki's flag colours */
             flag: number;
+            /** @description A card you wrote */
+            own: boolean;
         };
         BulkInputRequest: {
             card_ids: number[];
@@ -1904,6 +1966,8 @@ export interface components {
             buried: boolean;
             /** @description 0 none, 1-7 Anki's flag colours */
             flag: number;
+            /** @description A card you wrote */
+            own: boolean;
             front_html: string;
             back_html: string;
             decks: components["schemas"]["CardDeckRef"][];
@@ -2294,6 +2358,8 @@ export interface components {
             note: string;
             /** @description The source question or term and its chapters */
             links: components["schemas"]["SourceLink"][];
+            /** @description A card you wrote (editable) */
+            own: boolean;
             /**
              * Format: double
              * @description Recall probability now; null: never studied
@@ -2431,6 +2497,8 @@ export interface components {
             note: string;
             /** @description The source question or term and its chapters */
             links: components["schemas"]["SourceLink"][];
+            /** @description A card you wrote (editable) */
+            own: boolean;
             /** @description Seconds until due for ratings '1'..'4' */
             intervals: {
                 [key: string]: number;
@@ -4239,6 +4307,30 @@ export interface components {
             /** @description Why this option is right or wrong */
             why?: string;
         };
+        OwnCard: {
+            card_id: number;
+            kind: string;
+            /** @description As written */
+            front: string;
+            back: string;
+            deck: string;
+            /** @description As shown, sanitized */
+            front_html: string;
+            back_html: string;
+        };
+        OwnCardInputRequest: {
+            /** @description basic, or cloze: deletions written {{c1::answer}} or {{c1::answer::hint}} in the front */
+            kind: string;
+            /** @description Markdown */
+            front: string;
+            /**
+             * @description Markdown; a cloze card's extra text, shown after the answer
+             * @default
+             */
+            back: string;
+            /** @description The deck it goes in (a chapter, topic or part; or all) */
+            deck: string;
+        };
         PagedKVInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
             model?: string;
@@ -4646,6 +4738,19 @@ export interface components {
              *     * `archived` - Archived
              */
             status?: components["schemas"]["ContentStatusEnum"];
+        };
+        PatchedOwnCardInputRequest: {
+            /** @description basic, or cloze: deletions written {{c1::answer}} or {{c1::answer::hint}} in the front */
+            kind?: string;
+            /** @description Markdown */
+            front?: string;
+            /**
+             * @description Markdown; a cloze card's extra text, shown after the answer
+             * @default
+             */
+            back: string;
+            /** @description The deck it goes in (a chapter, topic or part; or all) */
+            deck?: string;
         };
         /**
          * @description A question as authored. The answer key is given in the kind's own fields: options (single/multiple choice),
@@ -5359,9 +5464,10 @@ export interface components {
          * @description * `question` - Question
          *     * `term` - Glossary term
          *     * `number` - Number to memorize
+         *     * `own` - Your own card
          * @enum {string}
          */
-        SourceTypeEnum: "question" | "term" | "number";
+        SourceTypeEnum: "question" | "term" | "number" | "own";
         SpeculativeInputRequest: {
             /** Format: double */
             acceptance_rate: number;
@@ -10034,6 +10140,110 @@ export interface operations {
             };
         };
     };
+    flashcards_import_apkg_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApkgImportOutput"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     flashcards_optimize_create: {
         parameters: {
             query?: never;
@@ -10341,6 +10551,401 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OptimizationJob"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_own_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OwnCardInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnCard"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_own_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                card_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnCard"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_own_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                card_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_own_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                card_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedOwnCardInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnCard"];
                 };
             };
             /** @description Invalid input; `fields` names the field */

@@ -4,7 +4,7 @@ import EngineArea from "./engine";
 import SweepsArea from "./sweeps";
 import MainLab, { ToolNav } from "./MainLab";
 import RequestWalkPanel from "./RequestWalk";
-import { K8sPendingPanel, K8sQuotaGatesPanel, K8sRotationPanel } from "./k8s";
+import { K8sManifestPanel, K8sPendingPanel, K8sQuotaGatesPanel, K8sRotationPanel } from "./k8s";
 import {
   CapacityPanel, CollectivesPanel, FitPanel, KVCachePanel, MoEPanel, PagedKVPanel, PrefixCachePanel, ServeConfigPanel,
   SpeculativePanel, StepTimePanel, ThroughputLatencyPanel,
@@ -15,7 +15,7 @@ const PANELS: Record<string, ComponentType> = {
   "kv-cache": KVCachePanel, fit: FitPanel, "step-time": StepTimePanel, "throughput-latency": ThroughputLatencyPanel,
   capacity: CapacityPanel, speculative: SpeculativePanel, collectives: CollectivesPanel, "paged-kv": PagedKVPanel,
   "prefix-cache": PrefixCachePanel, moe: MoEPanel, "request-walk": RequestWalkPanel, "serve-config": ServeConfigPanel,
-  "k8s-pending": K8sPendingPanel, "k8s-quota-gates": K8sQuotaGatesPanel, "k8s-rotation": K8sRotationPanel,
+  "k8s-pending": K8sPendingPanel, "k8s-quota-gates": K8sQuotaGatesPanel, "k8s-rotation": K8sRotationPanel, "k8s-manifest": K8sManifestPanel,
 };
 
 function Panel() {

@@ -1,4 +1,4 @@
-// Kubernetes for inference: the Pending-pod debugger, the quota gates and a GPU node-pool rotation.
+// Kubernetes for inference: the Pending-pod debugger, the quota gates, a GPU node-pool rotation and the manifest explorer.
 import { useEffect, useRef, useState } from "react";
 import type { components } from "../../../generated/api";
 import { api, ApiError } from "../../../lib/api";
@@ -13,6 +13,7 @@ interface K8sResults {
   "k8s-pending": Schemas["K8sPendingOutput"];
   "k8s-quota-gates": Schemas["K8sQuotaGatesOutput"];
   "k8s-rotation": Schemas["K8sRotationOutput"];
+  "k8s-manifest": Schemas["K8sManifestOutput"];
 }
 
 /** POST `body` to /simulators/<name>/ 150 ms after the last change; a newer change aborts the older request. */
@@ -205,6 +206,63 @@ export function K8sRotationPanel() {
         </table>
       </>)}
       <Explain data={data} error={error} />
+    </Tool>
+  );
+}
+
+/** The serving manifests annotated line by line; edit them and the checker marks each mistake on its line. */
+export function K8sManifestPanel() {
+  const [v, set] = useQueryState({ tp: "2", load_s: "600" });
+  const [edited, setEdited] = useState<string | null>(null);
+  const shape = { tp: num(v.tp, 1), load_s: num(v.load_s, 600) };
+  const { data, error } = useK8s("k8s-manifest", edited === null ? shape : { ...shape, yaml: edited });
+  const [shown, setShown] = useState<Schemas["K8sManifestOutput"] | null>(null);
+  useEffect(() => { if (data) setShown(data); }, [data]);
+  const text = edited ?? shown?.yaml ?? "";
+  const notes = new Map<number, string[]>();
+  for (const n of shown?.annotations ?? []) notes.set(n.line, [...(notes.get(n.line) ?? []), n.note]);
+  const findings = new Map<number, Schemas["K8sManifestFinding"][]>();
+  for (const f of shown?.findings ?? []) findings.set(f.line, [...(findings.get(f.line) ?? []), f]);
+  const yamlError = error?.fieldMessage("yaml");
+  return (
+    <Tool title="Manifest explorer" form={<>
+      <SelectInput name="tp" label="Tensor parallel (GPUs per replica)" values={v} set={(p) => { setEdited(null); set(p); }}
+        options={["1", "2", "4", "8", "16"]} />
+      <NumberInput name="load_s" label="Worst cold start (s)" values={v} set={set} min={1} error={error} />
+      <label className="lab-field k8s-yaml-field">
+        <span>Manifests (edit them)</span>
+        <textarea aria-label="Manifests" spellCheck={false} rows={18} value={text}
+          onChange={(e) => setEdited(e.target.value)} />
+        {yamlError && <span className="field-error" role="alert" data-testid="k8s-yaml-error">{yamlError}</span>}
+      </label>
+      {edited !== null && <button type="button" onClick={() => setEdited(null)}>Back to the generated manifests</button>}
+    </>}>
+      {shown && (<>
+        <dl className="lab-stats">
+          <Stat label="Documents" value={shown.kinds.join(", ")} testId="k8s-kinds" />
+          <Stat label="Mistakes" value={shown.findings.length ? `${shown.findings.length}` : "none"} testId="k8s-mistakes" />
+        </dl>
+        {shown.findings.length > 0 && (
+          <ul className="k8s-findings" data-testid="k8s-findings">
+            {shown.findings.map((f) => <li key={`${f.line}-${f.field}`} className={`k8s-${f.severity}`}>line {f.line}: {f.message}</li>)}
+          </ul>
+        )}
+        <ol className="k8s-manifest" aria-label="Annotated manifests">
+          {shown.yaml.split("\n").map((line, i) => {
+            const number = i + 1;
+            const bad = findings.get(number);
+            return (
+              <li key={number} className={bad ? `k8s-line k8s-line-${bad.some((f) => f.severity === "error") ? "error" : "warning"}` : "k8s-line"}
+                data-testid={`k8s-line-${number}`}>
+                <code>{line || " "}</code>
+                {(notes.get(number) ?? []).map((n) => <small key={n} className="k8s-note">{n}</small>)}
+                {(bad ?? []).map((f) => <small key={f.field} className="k8s-finding" role="note">⚠ {f.message}</small>)}
+              </li>
+            );
+          })}
+        </ol>
+      </>)}
+      <Explain data={data} error={yamlError ? null : error} />
     </Tool>
   );
 }
