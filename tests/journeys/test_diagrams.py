@@ -119,3 +119,18 @@ def test_the_stepper_replays_the_engine_simulations_steps_one_at_a_time(site, de
         expect(figure.get_by_test_id("diagram-numbers")).to_contain_text(f"{row['waiting']} waiting")
         page.keyboard.press("ArrowRight")
     shot(page, "diagram-batching-stepper-desktop")
+
+
+def test_diagrams_read_in_dark_mode(site, desktop):
+    page, _ = desktop
+    page.emulate_media(color_scheme="dark")
+    page.goto(site.url + gallery(["pipeline-bubbles", "batching-stepper", "memory-breakdown"]))
+    for name in ("pipeline-bubbles", "batching-stepper", "memory-breakdown"):
+        figure = page.get_by_test_id(f"diagram-{name}")
+        expect(figure.get_by_test_id("diagram-numbers")).to_be_visible(timeout=15_000)
+        # Labels take the page's light foreground on the dark background, not the light theme's dark text.
+        fill = figure.locator("svg text").first.evaluate("el => getComputedStyle(el).fill")
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert fill == "rgb(230, 233, 238)" and background == "rgb(20, 23, 28)", (name, fill, background)
+    page.get_by_test_id("diagram-pipeline-bubbles").scroll_into_view_if_needed()
+    shot(page, "diagram-dark-mode-desktop")
