@@ -1,6 +1,8 @@
 // Engine playground: a workload and scheduler knobs → simulated latencies, throughput and time series.
 import { useState } from "react";
 import { api, ApiError } from "../../../lib/api";
+import { ModelGpuPicker, NumberInput, SelectInput } from "../form";
+import { modelChoice, num, useQueryState } from "../lib";
 import { Histogram, LineChart } from "./charts";
 
 interface Stats { p50: number; p90: number; p99: number; mean: number }
@@ -19,38 +21,46 @@ export interface EngineResult {
 
 const ms = (s: number) => `${(s * 1000).toFixed(s < 0.01 ? 2 : 0)} ms`;
 
+// Every setting lives in the query string (useQueryState): a reload or a shared link brings the same run back.
+const DEFAULTS = {
+  model: "llama-3.1-8b", gpu: "h100-sxm", tensor_parallel: "1", replicas: "1", router: "round_robin",
+  rate: "10", num_requests: "300", prompt: "512", output: "128", max_num_seqs: "256",
+  max_num_batched_tokens: "8192", chunked_prefill: "true", prefix_caching: "false", static_batching: "false",
+  block_size: "16", gpu_memory_utilization: "0.9", ttft: "1", tpot: "0.1", seed: "0",
+};
+
+function engineBody(v: Record<string, string>): Record<string, unknown> {
+  const n = (k: string) => num(v[k], 0);
+  const body: Record<string, unknown> = {
+    ...modelChoice(v), gpu: v.gpu, seed: n("seed"), tensor_parallel: n("tensor_parallel"),
+    max_num_seqs: n("max_num_seqs"), max_num_batched_tokens: n("max_num_batched_tokens"),
+    chunked_prefill: v.chunked_prefill === "true", prefix_caching: v.prefix_caching === "true",
+    static_batching: v.static_batching === "true",
+    block_size: n("block_size"), gpu_memory_utilization: n("gpu_memory_utilization"),
+    slo: { ttft_s: n("ttft"), tpot_s: n("tpot") },
+    workload: {
+      arrival_rate_per_s: n("rate"), num_requests: n("num_requests"),
+      prompt_tokens: { dist: "lognormal", mean: n("prompt"), sigma: 0.5 },
+      output_tokens: { dist: "lognormal", mean: n("output"), sigma: 0.5 },
+    },
+  };
+  if (n("replicas") > 1) Object.assign(body, { replicas: n("replicas"), router: v.router });
+  return body;
+}
+
 export default function EngineArea() {
-  const [form, setForm] = useState({
-    model: "llama-3.1-8b", gpu: "h100-sxm", tensor_parallel: "1", replicas: "1", router: "round_robin",
-    rate: "10", num_requests: "300", prompt: "512", output: "128", max_num_seqs: "256",
-    max_num_batched_tokens: "8192", chunked_prefill: true, prefix_caching: false, static_batching: false,
-    block_size: "16", gpu_memory_utilization: "0.9", ttft: "1", tpot: "0.1", seed: "0",
-  });
+  const [v, set] = useQueryState(DEFAULTS);
   const [result, setResult] = useState<EngineResult | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
-  const set = (k: string, v: string | boolean) => setForm({ ...form, [k]: v });
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     setBusy(true);
     setError(null);
-    const cluster = Number(form.replicas) > 1;
-    const body: Record<string, unknown> = {
-      model: form.model, gpu: form.gpu, seed: Number(form.seed), tensor_parallel: Number(form.tensor_parallel),
-      max_num_seqs: Number(form.max_num_seqs), max_num_batched_tokens: Number(form.max_num_batched_tokens),
-      chunked_prefill: form.chunked_prefill, prefix_caching: form.prefix_caching, static_batching: form.static_batching,
-      block_size: Number(form.block_size), gpu_memory_utilization: Number(form.gpu_memory_utilization),
-      slo: { ttft_s: Number(form.ttft), tpot_s: Number(form.tpot) },
-      workload: {
-        arrival_rate_per_s: Number(form.rate), num_requests: Number(form.num_requests),
-        prompt_tokens: { dist: "lognormal", mean: Number(form.prompt), sigma: 0.5 },
-        output_tokens: { dist: "lognormal", mean: Number(form.output), sigma: 0.5 },
-      },
-    };
-    if (cluster) Object.assign(body, { replicas: Number(form.replicas), router: form.router });
+    const body = engineBody(v);
     try {
-      setResult(await api<EngineResult>(cluster ? "/simulators/cluster/" : "/simulators/engine/", { method: "POST", body }));
+      setResult(await api<EngineResult>(body.replicas ? "/simulators/cluster/" : "/simulators/engine/", { method: "POST", body }));
     } catch (err) {
       if (err instanceof ApiError) setError(err);
       else throw err;
@@ -59,50 +69,43 @@ export default function EngineArea() {
     }
   }
 
-  const num = (k: keyof typeof form, label: string, step = "any") => (
-    <label className="field">{label}
-      <input type="number" step={step} value={form[k] as string} onChange={(e) => set(k, e.target.value)} />
-      {error?.fieldMessage(k) && <span role="alert">{error.fieldMessage(k)}</span>}
-    </label>
+  const field = (name: string, label: string, step: string = "any") => (
+    <NumberInput name={name} label={label} values={v} set={set} min={0} step={step} error={error} />
   );
-  const check = (k: keyof typeof form, label: string) => (
-    <label><input type="checkbox" checked={form[k] as boolean} onChange={(e) => set(k, e.target.checked)} /> {label}</label>
+  const check = (k: string, label: string) => (
+    <label className="lab-check"><input type="checkbox" name={k} checked={v[k] === "true"} onChange={(e) => set({ [k]: String(e.target.checked) })} /> {label}</label>
   );
 
   return (
-    <section>
+    <section className="lab-tool">
       <h1>Engine simulator</h1>
       <p className="muted">A discrete-event simulation of a vLLM-style scheduler: continuous batching, chunked prefill,
-        paged KV cache with preemption, optional prefix caching; step times from the roofline model.</p>
-      <form onSubmit={submit} className="lab-form" style={{ display: "grid", gridTemplateColumns: "repeat(auto-fill, minmax(12rem, 1fr))", gap: "0.6rem" }}>
-        <label className="field">Model<input value={form.model} onChange={(e) => set("model", e.target.value)} /></label>
-        <label className="field">GPU<input value={form.gpu} onChange={(e) => set("gpu", e.target.value)} /></label>
-        {num("tensor_parallel", "Tensor parallel")}
-        {num("replicas", "Replicas")}
-        <label className="field">Router
-          <select value={form.router} onChange={(e) => set("router", e.target.value)}>
-            <option value="round_robin">round robin</option><option value="least_outstanding">least outstanding</option>
-            <option value="prefix_aware">prefix aware</option>
-          </select>
-        </label>
-        {num("rate", "Arrival rate (req/s)")}
-        {num("num_requests", "Requests", "1")}
-        {num("prompt", "Median prompt tokens", "1")}
-        {num("output", "Median output tokens", "1")}
-        {num("max_num_seqs", "max_num_seqs", "1")}
-        {num("max_num_batched_tokens", "max_num_batched_tokens", "1")}
-        {num("block_size", "KV block size", "1")}
-        {num("gpu_memory_utilization", "GPU memory utilization")}
-        {num("ttft", "SLO: TTFT (s)")}
-        {num("tpot", "SLO: TPOT (s)")}
-        {num("seed", "Seed", "1")}
+        paged KV cache with preemption, optional prefix caching; step times from the roofline model. The address bar
+        holds every setting — copy it to share the run.</p>
+      <form onSubmit={submit} className="lab-form lab-engine-form" aria-label="Engine settings">
+        <ModelGpuPicker values={v} set={set} error={error} />
+        {field("tensor_parallel", "Tensor parallel", "1")}
+        {field("replicas", "Replicas", "1")}
+        <SelectInput name="router" label="Router" values={v} set={set}
+          options={[["round_robin", "round robin"], ["least_outstanding", "least outstanding"], ["prefix_aware", "prefix aware"]]} />
+        {field("rate", "Arrival rate (req/s)")}
+        {field("num_requests", "Requests", "1")}
+        {field("prompt", "Median prompt tokens", "1")}
+        {field("output", "Median output tokens", "1")}
+        {field("max_num_seqs", "max_num_seqs", "1")}
+        {field("max_num_batched_tokens", "max_num_batched_tokens", "1")}
+        {field("block_size", "KV block size", "1")}
+        {field("gpu_memory_utilization", "GPU memory utilization")}
+        {field("ttft", "SLO: TTFT (s)")}
+        {field("tpot", "SLO: TPOT (s)")}
+        {field("seed", "Seed", "1")}
         {check("chunked_prefill", "Chunked prefill")}
         {check("prefix_caching", "Prefix caching")}
         {check("static_batching", "Static batching")}
         <button type="submit" disabled={busy}>{busy ? "Simulating…" : "Simulate"}</button>
       </form>
-      {error && <p role="alert">{error.body.detail}</p>}
-      {result && <EngineReport r={result} />}
+      {error && <p role="alert" className="lab-error">{error.message}</p>}
+      {result && <div aria-busy={busy} className={busy ? "lab-updating" : undefined}><EngineReport r={result} /></div>}
     </section>
   );
 }

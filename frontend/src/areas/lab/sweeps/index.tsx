@@ -4,6 +4,7 @@ import { Link, Route, Routes, useNavigate, useParams } from "react-router-dom";
 import { api, ApiError, Page } from "../../../lib/api";
 import { useAuth } from "../../../lib/auth";
 import { Scatter } from "../engine/charts";
+import { fmtNum } from "../lib";
 
 interface Job {
   id: string; status: string; progress: number; total_points: number; done_points: number; error: string; created_at: string;
@@ -162,7 +163,7 @@ const COLUMNS: { key: string; label: string; get: (p: Point) => number | string 
 function show(v: number | string): string {
   if (typeof v === "string") return v;
   if (!Number.isFinite(v)) return "—";
-  return v >= 100 ? v.toFixed(0) : v.toFixed(3);
+  return fmtNum(v);
 }
 
 function SweepJobPage() {
