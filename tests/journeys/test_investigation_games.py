@@ -1,4 +1,4 @@
-"""The investigation games: from the diagnosis chapter to the diagnosis game (signed out: played, not saved), from a
+"""The investigation games: from the diagnosis chapter to the diagnosis game (signed out: played, on no account), from a
 Kubernetes chapter to the incident game signed in (scored and saved), and the five-question limit on a phone."""
 
 import re
@@ -16,7 +16,7 @@ def test_diagnosis_chapter_to_the_game_signed_out(site, desktop):
     page.goto(f"{site.url}/learn/diagnosis-framework")
     page.get_by_role("link", name="diagnosis game").click()
     expect(page).to_have_url(re.compile(r"/practice/diagnosis$"))
-    expect(page.get_by_test_id("investigation-signed-out")).to_contain_text("your scores are not saved")
+    expect(page.get_by_test_id("investigation-signed-out")).to_contain_text("your scores are not kept on any account")
     # Scenarios come in slug order: the first is the agent loop that re-sends its history.
     expect(page.locator(".symptom")).to_contain_text("Prefill tokens per second tripled")
     expect(page.get_by_test_id("investigation-remaining")).to_have_text("(5 of 5 questions left)")
@@ -27,7 +27,7 @@ def test_diagnosis_chapter_to_the_game_signed_out(site, desktop):
     result = page.get_by_test_id("investigation-result")
     expect(result).to_contain_text("Right")
     # Right after one question: 1 − 0.1 = 90 %.
-    expect(page.get_by_test_id("investigation-score")).to_have_text("Score 90 % after 1 question · not saved (signed out)")
+    expect(page.get_by_test_id("investigation-score")).to_have_text("Score 90 % after 1 question · on no account (signed out)")
     expect(result.locator(".evidence-telling")).to_have_count(2)
     shot(page, "diagnosis-investigation-result")
 
@@ -70,6 +70,6 @@ def test_five_questions_at_most_on_a_phone(site, phone):
         expect(page.get_by_test_id("investigation-remaining")).to_have_text(f"({4 - index} of 5 questions left)")
     expect(evidence.get_by_role("button", disabled=False)).to_have_count(0)
     page.get_by_role("button", name="An engine flag the server refuses").click()
-    expect(page.get_by_test_id("investigation-score")).to_have_text("Score 50 % after 5 questions · not saved (signed out)")
+    expect(page.get_by_test_id("investigation-score")).to_have_text("Score 50 % after 5 questions · on no account (signed out)")
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= page.viewport_size["width"], width

@@ -379,7 +379,7 @@ export function ServeConfigPanel() {
         <table className="lab-table"><thead><tr><th>Flag</th><th>Value</th><th>Why</th></tr></thead>
           <tbody>{data.flags.map((f) => <tr key={f.flag}><td><code>{f.flag}</code></td><td>{f.value == null ? "" : String(f.value)}</td><td>{f.why}</td></tr>)}</tbody>
         </table>
-        <Copyable label="Kubernetes Deployment" text={data.kubernetes_yaml} />
+        <Copyable label="Kubernetes manifests (Deployment, Service, HPA; explained in the manifest explorer)" text={data.kubernetes_yaml} />
       </>)}
       <Explain data={data} error={error} />
     </Tool>

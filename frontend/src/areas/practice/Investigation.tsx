@@ -93,7 +93,7 @@ export default function Investigation({ game, title, intro, colours = {} }: Prop
       </p>
       {!user && (
         <p className="lab-note" data-testid="investigation-signed-out">
-          Playing signed out: your scores are not saved. <Link to={`/login?next=${encodeURIComponent(window.location.pathname)}`}>Log in</Link> or{" "}
+          Playing signed out: your scores are not kept on any account. <Link to={`/login?next=${encodeURIComponent(window.location.pathname)}`}>Log in</Link> or{" "}
           <Link to={`/signup?next=${encodeURIComponent(window.location.pathname)}`}>sign up</Link> to keep them.
         </p>
       )}
@@ -132,7 +132,7 @@ export default function Investigation({ game, title, intro, colours = {} }: Prop
           <h3>{result.correct ? "Right" : `Not quite: it is ${result.answer_label.toLowerCase()}`}</h3>
           <p data-testid="investigation-score">
             Score {percent(result.score)} after {result.asked} question{result.asked === 1 ? "" : "s"}
-            {user ? " · saved to your account" : " · not saved (signed out)"}
+            {user ? " · saved to your account" : " · on no account (signed out)"}
           </p>
           <div className="prose" dangerouslySetInnerHTML={{ __html: result.reasoning_html }} />
           <h4>The evidence that tells</h4>
