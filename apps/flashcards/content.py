@@ -196,7 +196,7 @@ def sync_card(source_type: str, obj, *, card: Card | None = None, decks: dict[st
 def sync_all_cards(counts: dict[str, int] | None = None) -> None:
     """Bulk version of ``sync_card`` for every source: a handful of queries whatever the size of the curriculum."""
     decks = sync_decks()
-    existing = {(card.source_type, card.source_id): card for card in Card.objects.all()}
+    existing = {(card.source_type, card.source_id): card for card in Card.objects.filter(owner__isnull=True)}
     through = Card.decks.through
     memberships: dict[int, set[int]] = {}
     for card_id, deck_id in through.objects.values_list("card_id", "deck_id"):

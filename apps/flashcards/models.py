@@ -10,6 +10,7 @@ class SourceType(models.TextChoices):
     QUESTION = "question", "Question"
     TERM = "term", "Glossary term"
     NUMBER = "number", "Number to memorize"
+    OWN = "own", "Your own card"
 
 
 class CardState(models.IntegerChoices):
@@ -71,6 +72,10 @@ class Card(models.Model):
     content_hash = models.CharField(max_length=64)
     source_version = models.PositiveIntegerField(default=1, help_text="Question.key_version last seen")
     retired = models.BooleanField(default=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="own_cards",
+                              help_text="The learner who wrote this card (source: their OwnNote); null: made from content. "
+                                        "Nobody else sees it.")
     decks = models.ManyToManyField(Deck, related_name="cards", blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -80,6 +85,23 @@ class Card(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_type}:{self.source_id}"
+
+
+class OwnNote(models.Model):
+    """A card a learner wrote, as they wrote it (Markdown; a cloze keeps its {{c1::...}} marks); its Card holds
+    the two sides as shown (source_type "own", source_id this note's id, owner the learner)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="own_notes")
+    kind = models.CharField(max_length=10, help_text="basic or cloze")
+    front = models.TextField()
+    back = models.TextField(blank=True)
+    anki_card_id = models.BigIntegerField(null=True, blank=True,
+                                          help_text="The card's id in the Anki package it was imported from")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "anki_card_id"], name="anki_card_imported_once")]
 
 
 class UserCard(models.Model):

@@ -61,7 +61,7 @@ def _default_limits(srs, done: dict[str, int]) -> Limits:
 # Only what a queue entry shows: the card's stored text and HTML (rendered once, when the card is synced) and
 # the learner's scheduling columns; the rest of both rows stays in the database.
 QUEUE_FIELDS = ("id", "card_id", "state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses",
-                "leech", "source_changed", "flag", "note", "card__id", "card__source_type", "card__source_id", "card__front",
+                "leech", "source_changed", "flag", "note", "card__id", "card__owner", "card__source_type", "card__source_id", "card__front",
                 "card__back", "card__front_html", "card__back_html")
 
 
@@ -110,7 +110,7 @@ def _card_fields(user_card: UserCard, *, links: list[dict] | None) -> dict:
         "state": user_card.state, "state_name": CardState(user_card.state).label, "due": iso(user_card.due),
         "reps": user_card.reps, "lapses": user_card.lapses, "leech": user_card.leech,
         "source_changed": user_card.source_changed, "flag": user_card.flag, "note": user_card.note,
-        "links": links or [],
+        "links": links or [], "own": card.owner_id is not None,
     }
 
 
@@ -259,7 +259,7 @@ def deck_list(*, user, now: datetime) -> list[dict]:
         {"slug": deck.slug, "title": deck.title, "kind": deck.kind, "total": deck.total,
          **counts.get(deck.pk, empty)}
         for deck in Deck.objects.exclude(slug__in=hidden_deck_slugs()).annotate(
-            total=Count("cards", filter=Q(cards__retired=False)))
+            total=Count("cards", filter=Q(cards__retired=False) & (Q(cards__owner__isnull=True) | Q(cards__owner=user))))
     ]
 
 
@@ -292,8 +292,8 @@ def deck_tree(*, user, now: datetime) -> dict:
                 .annotate(in_collection=Count("id"), **_tree_counts(active=active, now=now, end=end))}
     whole = mine.aggregate(in_collection=Count("id"), **_tree_counts(active=active, now=now, end=end))
     through = Card.decks.through
-    totals = dict(through.objects.filter(card__retired=False).values("deck_id").annotate(n=Count("id"))
-                  .values_list("deck_id", "n"))
+    totals = dict(through.objects.filter(Q(card__owner__isnull=True) | Q(card__owner=user), card__retired=False)
+                  .values("deck_id").annotate(n=Count("id")).values_list("deck_id", "n"))
     empty = {"in_collection": 0, "learning": 0, "review": 0, "new": 0}
 
     def node(deck: Deck, row: dict) -> dict:
@@ -330,7 +330,7 @@ def deck_tree(*, user, now: datetime) -> dict:
 BROWSE_SORTS = {"due": "due", "added": "added_at", "lapses": "lapses", "reps": "reps", "difficulty": "difficulty",
                 "stability": "stability", "last_review": "last_review", "card": "card_id"}
 BROWSE_FIELDS = ("id", "card_id", "state", "stability", "difficulty", "due", "last_review", "reps", "lapses",
-                 "suspended", "leech", "buried_until", "added_at", "flag", "card__source_type", "card__source_id",
+                 "suspended", "leech", "buried_until", "added_at", "flag", "card__owner", "card__source_type", "card__source_id",
                  "card__front", "card__back", "card__retired")
 
 
@@ -385,7 +385,7 @@ def browse_row(user_card: UserCard, *, now: datetime) -> dict:
         "lapses": user_card.lapses, "stability": user_card.stability, "difficulty": user_card.difficulty,
         "suspended": user_card.suspended, "leech": user_card.leech, "retired": card.retired,
         "buried": user_card.buried_until is not None and user_card.buried_until > now,
-        "flag": user_card.flag,
+        "flag": user_card.flag, "own": card.owner_id is not None,
     }
 
 

@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from apps.core.serializers import documented_json
 from apps.flashcards.models import NOTE_MAX_CHARS, CardState, Flag, SourceType, SrsSettings
+from apps.flashcards.own_cards import BACK_MAX_CHARS, FRONT_MAX_CHARS
 from apps.flashcards.transfer import FORMAT_NAME, FORMAT_VERSION, MAX_AFTER_KEYS
 
 MAX_STEP_MINUTES = 1440 * 7
@@ -20,6 +21,25 @@ class ReviewInputSerializer(serializers.Serializer):
     rating = serializers.IntegerField(min_value=1, max_value=4, help_text="1 Again, 2 Hard, 3 Good, 4 Easy")
     review_id = serializers.UUIDField(help_text="Chosen by the client; a replay returns the stored answer")
     duration_ms = serializers.IntegerField(min_value=0, max_value=86_400_000, required=False, allow_null=True)
+
+
+class OwnCardInputSerializer(serializers.Serializer):
+    kind = serializers.CharField(max_length=10, help_text="basic, or cloze: deletions written {{c1::answer}} or "
+                                                          "{{c1::answer::hint}} in the front")
+    front = serializers.CharField(max_length=FRONT_MAX_CHARS, help_text="Markdown")
+    back = serializers.CharField(max_length=BACK_MAX_CHARS, allow_blank=True, required=False, default="",
+                                 help_text="Markdown; a cloze card's extra text, shown after the answer")
+    deck = serializers.SlugField(max_length=120, help_text="The deck it goes in (a chapter, topic or part; or all)")
+
+
+class OwnCardSerializer(serializers.Serializer):
+    card_id = serializers.IntegerField()
+    kind = serializers.CharField()
+    front = serializers.CharField(help_text="As written")
+    back = serializers.CharField(allow_blank=True)
+    deck = serializers.CharField()
+    front_html = serializers.CharField(help_text="As shown, sanitized")
+    back_html = serializers.CharField()
 
 
 class FlagInputSerializer(serializers.Serializer):
@@ -267,6 +287,7 @@ class StudyCardSerializer(serializers.Serializer):
     flag = serializers.IntegerField()
     note = serializers.CharField(allow_blank=True)
     links = SourceLinkSerializer(many=True, help_text="The source question or term and its chapters")
+    own = serializers.BooleanField(help_text="A card you wrote (editable)")
 
 
 class DueCardSerializer(StudyCardSerializer):
@@ -375,6 +396,7 @@ class BrowseRowSerializer(serializers.Serializer):
     retired = serializers.BooleanField()
     buried = serializers.BooleanField()
     flag = serializers.IntegerField(help_text="0 none, 1-7 Anki's flag colours")
+    own = serializers.BooleanField(help_text="A card you wrote")
 
 
 class BrowsePageSerializer(serializers.Serializer):
@@ -466,6 +488,12 @@ class OptimizationJobSerializer(serializers.Serializer):
     error = serializers.CharField()
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class ApkgImportOutputSerializer(serializers.Serializer):
+    cards = serializers.IntegerField(help_text="Cards added")
+    reviews = serializers.IntegerField(help_text="Reviews added to their history")
+    skipped = serializers.IntegerField(help_text="Cards of the package imported before, left as they are")
 
 
 class ImportOutputSerializer(serializers.Serializer):

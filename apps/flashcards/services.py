@@ -97,7 +97,8 @@ def user_card_get(*, user, card_id: int, lock: bool = False) -> UserCard:
 def deck_add(*, user, slug: str, now: datetime) -> int:
     deck = get_object_or_404(Deck.objects.exclude(slug__in=hidden_deck_slugs()), slug=slug)
     owned = UserCard.objects.filter(user=user).values("card_id")
-    card_ids = list(deck.cards.filter(retired=False).exclude(id__in=owned).order_by("id").values_list("id", flat=True))
+    card_ids = list(deck.cards.filter(retired=False, owner__isnull=True)  # another learner's own cards stay theirs
+                    .exclude(id__in=owned).order_by("id").values_list("id", flat=True))
     UserCard.objects.bulk_create(
         [UserCard(user=user, card_id=card_id, due=now, added_at=now) for card_id in card_ids],
         ignore_conflicts=True, batch_size=1000,
@@ -236,6 +237,8 @@ def card_undo(*, user, card_id: int, review_id: uuid.UUID | None = None) -> dict
         raise Conflict("This card has no review with this review_id to undo.")
     if log is None:
         raise Conflict("There is no review of this card to undo.")
+    if not log.before:
+        raise Conflict("This review was imported without the card's state before it; it cannot be undone.")
     restore(user_card, log.before)
     user_card.save()
     answer = {"undone_review_id": str(log.review_id), **card_state_body(user_card)}

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import genanki
 from django.db import IntegrityError, OperationalError, transaction
+from django.db.models import Q
 from django.utils.dateparse import parse_datetime
 from rest_framework.exceptions import ValidationError
 
@@ -133,7 +134,9 @@ def anki_decks(cards: Iterable[Card]) -> tuple[dict[int, AnkiDeck], list[AnkiDec
         wanted.setdefault(card.source_type, set()).add(card.source_id)
     chapters_of: dict[tuple[str, int], list[int]] = {}
     for source_type, ids in wanted.items():
-        model = SOURCE_MODELS[SourceType(source_type)]
+        model = SOURCE_MODELS.get(SourceType(source_type))
+        if model is None:  # a learner's own card: in the root deck
+            continue
         for source_id, chapter_id in model.objects.filter(pk__in=ids).values_list("pk", "chapters"):
             if chapter_id is not None:
                 chapters_of.setdefault((source_type, source_id), []).append(chapter_id)
@@ -570,8 +573,8 @@ def _write_batch(user, batch, errors: _Errors, seen_cards: set, seen_reviews: se
     if not batch:
         return
     keys = {(card["source_type"], card["source_id"]) for _, (card, _) in batch}
-    found = {(card.source_type, card.source_id): card for card in Card.objects.filter(
-        source_id__in={source_id for _, source_id in keys})}
+    found = {(card.source_type, card.source_id): card for card in Card.objects.filter(  # content, or the learner's own
+        Q(owner__isnull=True) | Q(owner=user), source_id__in={source_id for _, source_id in keys})}
     review_ids = []
     for index, (card, reviews) in batch:
         key = (card["source_type"], card["source_id"])

@@ -6,13 +6,16 @@ from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import BaseParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.exceptions import InvalidInput
 from apps.core.parsers import StreamingJSONParser
-from apps.flashcards import optimization, presets, selectors, services, transfer
+from apps.flashcards import anki_import, optimization, own_cards, presets, selectors, services, transfer
 from apps.flashcards import serializers as s
 from apps.flashcards.models import OptimizationJob
 
@@ -91,6 +94,39 @@ class CardBulkApi(FlashcardApi):
         values = data.validated_data
         return Response(services.cards_bulk(user=request.user, card_ids=values["card_ids"], action=values["action"],
                                             due_date=values.get("due"), now=timezone.now()))
+
+
+class OwnCardListApi(FlashcardApi):
+    @extend_schema(request=s.OwnCardInputSerializer, responses={201: s.OwnCardSerializer, **ERRORS},
+                   summary="Write your own card (basic or cloze, Markdown) into a deck; only you see it")
+    def post(self, request):
+        data = s.OwnCardInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        card = own_cards.own_card_create(user=request.user, deck_slug=values.pop("deck"), now=timezone.now(),
+                                         **values)
+        return Response(own_cards.own_card_body(card), status=status.HTTP_201_CREATED)
+
+
+class OwnCardApi(FlashcardApi):
+    @extend_schema(parameters=[CARD_ID], responses={200: s.OwnCardSerializer, **ERRORS})
+    def get(self, request, card_id: int):
+        card, _ = own_cards.own_card_get(user=request.user, card_id=card_id)
+        return Response(own_cards.own_card_body(card))
+
+    @extend_schema(parameters=[CARD_ID], request=s.OwnCardInputSerializer, responses={200: s.OwnCardSerializer, **ERRORS},
+                   summary="Edit your own card (its schedule and history stay)")
+    def patch(self, request, card_id: int):
+        data = s.OwnCardInputSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        card = own_cards.own_card_update(user=request.user, card_id=card_id, **data.validated_data)
+        return Response(own_cards.own_card_body(card))
+
+    @extend_schema(parameters=[CARD_ID], responses={204: None, **ERRORS},
+                   summary="Delete your own card with its review history")
+    def delete(self, request, card_id: int):
+        own_cards.own_card_delete(user=request.user, card_id=card_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class CardDetailApi(FlashcardApi):
@@ -322,6 +358,32 @@ class ImportParser(StreamingJSONParser):
 
     def max_bytes(self) -> int:
         return self.MAX_BYTES
+
+
+class ApkgParser(BaseParser):
+    """An Anki package as the raw request body, read up to its limit (one byte more tells it is too large)."""
+
+    media_type = "application/octet-stream"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        data = stream.read(anki_import.MAX_BYTES + 1) if stream is not None else b""
+        if len(data) > anki_import.MAX_BYTES:
+            raise ParseError(f"Anki package too large (at most {anki_import.MAX_BYTES // 2**20} MB).")
+        return data
+
+
+class ApkgImportApi(FlashcardApi):
+    parser_classes = [ApkgParser]
+
+    @extend_schema(request={"application/octet-stream": OpenApiTypes.BINARY},
+                   responses={200: s.ApkgImportOutputSerializer, **ERRORS},
+                   summary="Add your own Anki package (.apkg, at most 20 MB): notes, cards, scheduling and review log; "
+                           "cards already imported are skipped")
+    def post(self, request):
+        data = request.data
+        if not isinstance(data, bytes) or not data:
+            raise InvalidInput("Send the .apkg file as the request body (application/octet-stream).", field="file")
+        return Response(anki_import.import_apkg(user=request.user, data=data, now=timezone.now()))
 
 
 class ImportApi(FlashcardApi):

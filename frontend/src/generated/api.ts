@@ -1450,7 +1450,9 @@ export interface paths {
         put?: never;
         /**
          * A `vllm serve` command and a Kubernetes Deployment
-         * @description Every flag explained; TP defaults to the smallest that fits the workload.
+         * @description Every flag explained, the parallel layout included (TP, PP, DP, EP); TP defaults to the smallest that fits the
+         *         workload (to expert_parallel / data_parallel with expert parallelism). The Kubernetes YAML requests TP · PP · DP
+         *         GPUs: one pod up to a node, a LeaderWorkerSet of whole nodes past it.
          */
         post: operations["simulators_serve_config_create"];
         delete?: never;
@@ -5287,6 +5289,7 @@ export interface components {
          * @enum {string}
          */
         SelfRatingEnum: "again" | "hard" | "good" | "easy";
+        /** @description Pipeline, data and expert parallelism beside tensor_parallel (checked against the model: 400 naming the field). */
         ServeConfigInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
             model?: string;
@@ -5296,6 +5299,21 @@ export interface components {
             gpu?: string;
             /** @description Inline GPU spec instead of `gpu` */
             gpu_spec?: components["schemas"]["InlineGPURequest"];
+            /**
+             * @description Pipeline stages; each GPU holds num_layers / stages layers
+             * @default 1
+             */
+            pipeline_parallel: number;
+            /**
+             * @description Data-parallel ranks, each running its own batch of batch_size sequences (attention data parallel for MoE: experts still span all ranks)
+             * @default 1
+             */
+            data_parallel: number;
+            /**
+             * @description 1 (every GPU holds a slice of every expert) or tensor_parallel × data_parallel (whole experts per GPU, all-to-all dispatch and combine); must divide the routed experts
+             * @default 1
+             */
+            expert_parallel: number;
             workload: components["schemas"]["ServeWorkloadInputRequest"];
             tensor_parallel?: (components["schemas"]["TensorParallelEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @default bf16 */
@@ -5319,6 +5337,10 @@ export interface components {
             gpu: components["schemas"]["GPUSummary"];
             flags: components["schemas"]["ServeFlag"][];
             tensor_parallel: number;
+            pipeline_parallel: number;
+            data_parallel: number;
+            expert_parallel: number;
+            gpus: number;
             max_model_len: number;
             command: string;
             kubernetes_yaml: string;
@@ -5668,6 +5690,9 @@ export interface components {
         SweepGrid: {
             gpu?: string[];
             tensor_parallel?: components["schemas"]["TensorParallelEnum"][];
+            pipeline_parallel?: number[];
+            data_parallel?: number[];
+            expert_parallel?: number[];
             replicas?: number[];
             max_num_seqs?: number[];
             max_num_batched_tokens?: number[];
@@ -5679,6 +5704,9 @@ export interface components {
         SweepGridRequest: {
             gpu?: string[];
             tensor_parallel?: components["schemas"]["TensorParallelEnum"][];
+            pipeline_parallel?: number[];
+            data_parallel?: number[];
+            expert_parallel?: number[];
             replicas?: number[];
             max_num_seqs?: number[];
             max_num_batched_tokens?: number[];
@@ -5758,7 +5786,7 @@ export interface components {
              * @default two_stage
              */
             mode: components["schemas"]["SweepModeEnum"];
-            /** @description Knob → list of values; knobs: gpu, tensor_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, router, weight_dtype; at most 10,000 points */
+            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, router, weight_dtype; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason */
             grid: components["schemas"]["SweepGrid"];
         };
         /** @description One engine on a workload; the model and GPU are given as on every other simulator endpoint. */
@@ -5833,7 +5861,7 @@ export interface components {
              * @default two_stage
              */
             mode: components["schemas"]["SweepModeEnum"];
-            /** @description Knob → list of values; knobs: gpu, tensor_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, router, weight_dtype; at most 10,000 points */
+            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, router, weight_dtype; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason */
             grid: components["schemas"]["SweepGridRequest"];
         } & ((unknown | unknown) & unknown & (unknown | unknown | {
             grid: unknown;
@@ -5897,6 +5925,12 @@ export interface components {
         SweepKnobs: {
             gpu?: string;
             tensor_parallel?: components["schemas"]["TensorParallelEnum"];
+            /** @description Pipeline stages */
+            pipeline_parallel?: number;
+            /** @description Data-parallel ranks */
+            data_parallel?: number;
+            /** @description 1 or tensor_parallel × data_parallel of the same point, dividing the routed experts; any other combination is an infeasible point with the reason */
+            expert_parallel?: number;
             replicas?: number;
             max_num_seqs?: number;
             max_num_batched_tokens?: number;

@@ -28,9 +28,10 @@ export async function ensureCsrf(): Promise<void> {
   if (!csrfToken()) await fetch("/api/v1/auth/csrf/", { credentials: "same-origin" });
 }
 
+/** `body` is sent as JSON; `raw` (a file) as it is, as application/octet-stream. */
 export async function api<T>(
   path: string,
-  options: { method?: string; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {},
+  options: { method?: string; body?: unknown; raw?: Blob; signal?: AbortSignal; headers?: Record<string, string> } = {},
 ): Promise<T> {
   const method = options.method ?? "GET";
   const headers: Record<string, string> = { Accept: "application/json", ...options.headers };
@@ -39,11 +40,12 @@ export async function api<T>(
     headers["X-CSRFToken"] = csrfToken();
   }
   if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  if (options.raw !== undefined) headers["Content-Type"] = "application/octet-stream";
   const response = await fetch(`/api/v1${path}`, {
     method,
     headers,
     credentials: "same-origin",
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
     signal: options.signal,
   });
   if (response.status === 204) return undefined as T;

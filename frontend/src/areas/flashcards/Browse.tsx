@@ -5,7 +5,7 @@ import { FLAGS } from "./flags";
 interface Row {
   card_id: number; source_type: string; front: string; back: string; state: number; state_name: string; due: string;
   last_review: string | null; reps: number; lapses: number; stability: number | null; difficulty: number | null;
-  suspended: boolean; leech: boolean; retired: boolean; buried: boolean; flag: number;
+  suspended: boolean; leech: boolean; retired: boolean; buried: boolean; flag: number; own: boolean;
 }
 interface Page { count: number; page: number; page_size: number; results: Row[] }
 interface HistoryEntry {
@@ -169,7 +169,7 @@ export default function Browse() {
                 {data.results.map((row) => (
                   <tr key={row.card_id} data-testid={`browse-row-${row.card_id}`} className={row.suspended ? "muted" : ""}>
                     <td><input type="checkbox" aria-label={`Select card ${row.card_id}`} checked={selected.has(row.card_id)} onChange={() => toggle(row.card_id)} /></td>
-                    <td className="browse-front">{row.flag > 0 && <span className={`badge flag-badge flag-${row.flag}`}>{FLAGS[row.flag]}</span>} {row.front}</td>
+                    <td className="browse-front">{row.flag > 0 && <span className={`badge flag-badge flag-${row.flag}`}>{FLAGS[row.flag]}</span>}{row.own && <span className="flag-badge">yours</span>} {row.front}</td>
                     <td>{row.state_name}{row.suspended ? " · suspended" : ""}{row.buried ? " · buried" : ""}</td>
                     <td>{new Date(row.due).toLocaleDateString()}</td><td>{row.lapses}</td>
                     <td>{row.difficulty?.toFixed(1) ?? "—"}</td>

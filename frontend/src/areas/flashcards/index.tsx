@@ -4,6 +4,7 @@ import { api, ApiError } from "../../lib/api";
 import { useAuth } from "../../lib/auth";
 import { ForecastChart, Heatmap, RetentionChart, type DayCount, type Retention } from "./charts";
 import Browse from "./Browse";
+import AddCardPage, { OwnCardForm } from "./OwnCard";
 import Presets, { OptimizeButton, type Preset } from "./Presets";
 import { FLAGS } from "./flags";
 import { AnswerKey, QuestionChoices, useQuestionCard } from "./QuestionCard";
@@ -12,7 +13,7 @@ import "./flashcards.css";
 interface SourceLink { kind: string; title: string; path: string }
 interface DueCard {
   card_id: number; source_type: string; source_id: number; front: string; back: string; front_html: string; back_html: string; state: number; state_name: string;
-  source_changed: boolean; leech: boolean; intervals: Record<string, number>; flag: number; note: string; links: SourceLink[]; lapses: number;
+  source_changed: boolean; leech: boolean; intervals: Record<string, number>; flag: number; note: string; links: SourceLink[]; lapses: number; own: boolean;
 }
 interface Today { reviews: number; again: number; daily_goal: number; timed_reviews: number; time_ms: number }
 interface DueQueue {
@@ -173,6 +174,7 @@ function Review() {
   const [error, setError] = useState("");
   const [message, setMessage] = useState("");
   const [noteDraft, setNoteDraft] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
   const [forecast, setForecast] = useState<DayCount[] | null>(null);
   const shownAt = useRef(Date.now());
 
@@ -183,6 +185,7 @@ function Review() {
     setQueue(next);
     setRevealed(false);
     setNoteDraft(null);
+    setEditing(false);
     shownAt.current = Date.now();  // the time on a card runs from when it is shown to when it is rated
     if (next.cards.length === 0) setForecast((await api<Stats>("/flashcards/stats/")).forecast);
   }, [deck]);
@@ -260,6 +263,7 @@ function Review() {
       else if ((event.key === "b" || event.key === "-") && card) { event.preventDefault(); void hide("bury"); }
       else if (event.key === "s" && card) { event.preventDefault(); void hide("suspend"); }
       else if (event.key === "n" && card) { event.preventDefault(); setNoteDraft(card.note); }
+      else if (event.key === "e" && card?.own) { event.preventDefault(); setEditing(true); }
       else if (event.key === "o" && card?.links.length) { event.preventDefault(); window.open(card.links[0].path, "_blank", "noopener"); }
     };
     window.addEventListener("keydown", onKey);
@@ -319,6 +323,10 @@ function Review() {
             <button type="button" className="primary" onClick={() => setRevealed(true)}>Show answer <kbd>Space</kbd></button>
           )}
           {card.note && noteDraft === null && <p className="card-note" data-testid="card-note"><strong>Your note:</strong> {card.note}</p>}
+          {editing && (
+            <OwnCardForm cardId={card.card_id} onCancel={() => setEditing(false)}
+              onSaved={(saved) => { patchCard(card.card_id, { front: saved.front, front_html: saved.front_html, back_html: saved.back_html }); setEditing(false); setMessage("Card saved."); }} />
+          )}
           {noteDraft !== null && (
             <form className="note-form" onSubmit={saveNote}>
               <label htmlFor="card-note">Your private note</label>
@@ -331,6 +339,7 @@ function Review() {
             <button type="button" onClick={() => void hide("bury")}>Bury <kbd>b</kbd></button>
             <button type="button" onClick={() => void hide("suspend")}>Suspend <kbd>s</kbd></button>
             <button type="button" onClick={() => setNoteDraft(card.note)}>Note <kbd>n</kbd></button>
+            {card.own && <button type="button" onClick={() => setEditing(true)}>Edit <kbd>e</kbd></button>}
             <label>Flag <kbd>Shift+1–7</kbd>{" "}
               <select aria-label="Flag" value={card.flag} onChange={(e) => void flag(Number(e.target.value))}>
                 {FLAGS.map((name, value) => <option key={name} value={value}>{name}</option>)}
@@ -352,7 +361,7 @@ function Review() {
       )}
       <p className="muted" data-testid="shortcuts">
         Keys: Space reveal · 1–4 rate · z or Ctrl+Z undo{undoStack.length ? "" : " (nothing to undo)"} · b bury · s suspend ·
-        Shift+1–7 flag (Shift+0 clears) · n note · o open the source
+        Shift+1–7 flag (Shift+0 clears) · n note · e edit your own card · o open the source
       </p>
     </section>
   );
@@ -460,6 +469,28 @@ function StatsPage() {
   );
 }
 
+/** A learner's own Anki package: its notes become their own cards, with scheduling and review history. */
+function AnkiImport() {
+  const [message, setMessage] = useState("");
+  const [error, setError] = useState("");
+  const upload = async (file: File | undefined) => {
+    if (!file) return;
+    setMessage("Importing…"); setError("");
+    try {
+      const result = await api<{ cards: number; reviews: number; skipped: number }>("/flashcards/import/apkg/", { method: "POST", raw: file });
+      setMessage(`Imported ${result.cards} cards and ${result.reviews} reviews from “${file.name}”${result.skipped ? ` (${result.skipped} imported before, left as they are)` : ""}.`);
+    } catch (e) { setMessage(""); setError(e instanceof ApiError ? e.message : String(e)); }
+  };
+  return (
+    <div className="field">
+      <label htmlFor="anki-import">Import from Anki (.apkg exported with “Support older Anki versions”, at most 20 MB)</label>
+      <input id="anki-import" type="file" accept=".apkg" onChange={(e) => void upload(e.target.files?.[0])} />
+      {message && <p role="status" data-testid="anki-import-status">{message}</p>}
+      {error && <p role="alert" className="error">{error}</p>}
+    </div>
+  );
+}
+
 function SettingsPage() {
   const [form, setForm] = useState<SrsSettings | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
@@ -508,6 +539,7 @@ function SettingsPage() {
         <OptimizeButton preset={null} label="the Default preset" /></p>
       <button type="submit" className="primary">Save</button>
       {saved && <p role="status">Saved.</p>}
+      <AnkiImport />
       <p><a href="/api/v1/flashcards/export/?format=json" download="flashcards.json">Export JSON</a> ·{" "}
         <a href="/api/v1/flashcards/export/?format=csv" download="flashcards.csv">CSV</a> ·{" "}
         <a href="/api/v1/flashcards/export/?format=apkg" download="flashcards.apkg">Anki deck</a></p>
@@ -525,6 +557,7 @@ export default function FlashcardsArea() {
       <nav aria-label="Flashcards" className="subnav">
         <NavLink to="/flashcards" end>Decks</NavLink> · <NavLink to="/flashcards/review">Review</NavLink> ·{" "}
         <NavLink to="/flashcards/browse">Browse</NavLink> · <NavLink to="/flashcards/cram">Cram</NavLink> ·{" "}
+        <NavLink to="/flashcards/add">Add card</NavLink> ·{" "}
         <NavLink to="/flashcards/stats">Stats</NavLink> · <NavLink to="/flashcards/settings">Settings</NavLink>
       </nav>
       <Routes>
@@ -532,6 +565,7 @@ export default function FlashcardsArea() {
         <Route path="review" element={<Review />} />
         <Route path="browse" element={<Browse />} />
         <Route path="cram" element={<Cram />} />
+        <Route path="add" element={<AddCardPage />} />
         <Route path="stats" element={<StatsPage />} />
         <Route path="settings" element={<><SettingsPage /><Presets /></>} />
       </Routes>

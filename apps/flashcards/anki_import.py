@@ -1,0 +1,215 @@
+"""Import of a learner's own Anki package (.apkg): its notes become the learner's own cards (in All cards), with
+their scheduling (state, due, FSRS memory, reps, lapses, suspended, buried, flag) and their review log, so someone
+moving from Anki keeps their history.
+
+- Format: a zip holding the collection as SQLite (``collection.anki21``, or ``collection.anki2`` from older Anki).
+  Anki's newer compressed format (``collection.anki21b`` only) is refused with a message: export from Anki with
+  "Support older Anki versions".
+- Bounds: the body (MAX_BYTES), the collection once unzipped (MAX_COLLECTION_BYTES, read from the zip's own sizes
+  and enforced while reading), cards and reviews (MAX_CARDS, MAX_REVIEWS), and each side's length (own cards').
+  The collection is read in memory (sqlite3 deserialize), never written to disk.
+- Cards: a note whose first field holds cloze deletions is a cloze card per Anki card (that card's deletion blanked,
+  the others shown, as Anki does); any other note is a basic card (first field front, second back). Fields are
+  Anki's HTML, rendered by the content sanitizer. Memory: Anki's FSRS state where the package has it, else FSRS's
+  conversion of the SM-2 ease and interval (fsrs-rs ``memory_state_from_sm2``).
+- Idempotent: a card already imported (same Anki card id) is skipped, reviews have ids derived from the learner
+  and Anki's review id, so importing the same package again changes nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import sqlite3
+import uuid
+import zipfile
+from datetime import UTC, datetime, timedelta
+
+import fsrs_rs_python as fsrs_rs
+from django.db import transaction
+
+from apps.core.exceptions import InvalidInput
+from apps.flashcards import own_cards
+from apps.flashcards.models import Card, CardState, Deck, OwnNote, ReviewLog, SourceType, SrsSettings, UserCard
+from apps.flashcards.services import day_clock, settings_get
+
+MAX_BYTES = 20 * 1024 * 1024
+MAX_COLLECTION_BYTES = 64 * 1024 * 1024
+MAX_CARDS = 20_000
+MAX_REVIEWS = 200_000
+REVIEW_NAMESPACE = uuid.UUID("6f1c2d4e-8a7b-4c3d-9e0f-a1b2c3d4e5f6")
+CLOZE_ORDINAL = re.compile(r"\{\{c(\d+)::(.+?)(?:::(.+?))?\}\}", re.DOTALL)
+ANKI_STATES = {0: CardState.NEW, 1: CardState.LEARNING, 2: CardState.REVIEW, 3: CardState.RELEARNING}
+REVLOG_STATES = {0: CardState.LEARNING, 1: CardState.REVIEW, 2: CardState.RELEARNING, 3: CardState.REVIEW}
+
+
+def _invalid(message: str) -> InvalidInput:
+    return InvalidInput(message, field="file")
+
+
+def open_collection(data: bytes) -> sqlite3.Connection:
+    """The package's collection as an in-memory SQLite database, after checking the zip and its sizes."""
+    if len(data) > MAX_BYTES:
+        raise _invalid(f"Anki package too large (at most {MAX_BYTES // (1024 * 1024)} MB).")
+    try:
+        package = zipfile.ZipFile(io.BytesIO(data))
+        names = set(package.namelist())
+    except (zipfile.BadZipFile, ValueError):
+        raise _invalid("Not an Anki package: an .apkg file is a zip archive.") from None
+    name = next((n for n in ("collection.anki21", "collection.anki2") if n in names), None)
+    if "collection.anki21b" in names and name != "collection.anki21":
+        raise _invalid("This package uses Anki's newer compressed format: export it from Anki with "
+                       "\"Support older Anki versions\" ticked.")
+    if name is None:
+        raise _invalid("Not an Anki package: no collection in the archive.")
+    if package.getinfo(name).file_size > MAX_COLLECTION_BYTES:
+        raise _invalid(f"The collection is too large once unpacked (at most {MAX_COLLECTION_BYTES // 2**20} MB).")
+    with package.open(name) as member:
+        raw = member.read(MAX_COLLECTION_BYTES + 1)  # the zip's stated size is not trusted
+    if len(raw) > MAX_COLLECTION_BYTES:
+        raise _invalid(f"The collection is too large once unpacked (at most {MAX_COLLECTION_BYTES // 2**20} MB).")
+    connection = sqlite3.connect(":memory:")
+    try:
+        connection.deserialize(raw)
+        tables = {row[0] for row in connection.execute("select name from sqlite_master where type = 'table'")}
+    except sqlite3.DatabaseError:
+        raise _invalid("The package's collection is not a readable Anki database.") from None
+    if not {"col", "notes", "cards", "revlog"} <= tables:
+        raise _invalid("The package's collection is not an Anki collection (tables missing).")
+    return connection
+
+
+def _cloze_for(text: str, ordinal: int) -> str:
+    """The note's text for one of its cloze cards: that card's deletions kept, the others shown as plain text."""
+    return CLOZE_ORDINAL.sub(lambda m: m.group(0) if int(m.group(1)) == ordinal else m.group(2), text)
+
+
+def note_sides(fields: list[str], ordinal: int) -> tuple[str, str, str]:
+    """(kind, front, back) as a learner would have written them, for the card ``ordinal`` (0-based) of a note."""
+    first, second = fields[0], fields[1] if len(fields) > 1 else ""
+    if CLOZE_ORDINAL.search(first):
+        return "cloze", _cloze_for(first, ordinal + 1), second
+    return "basic", first, second
+
+
+def _moment(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, tz=UTC)
+
+
+def _memory(data: str, *, ivl: int, factor: int) -> tuple[float | None, float | None]:
+    """(stability, difficulty): Anki's FSRS state when the card has one, else converted from SM-2."""
+    try:
+        state = json.loads(data or "{}")
+    except ValueError:
+        state = {}
+    if isinstance(state, dict) and isinstance(state.get("s"), int | float) and isinstance(state.get("d"), int | float):
+        return max(float(state["s"]), 0.001), min(max(float(state["d"]), 1.0), 10.0)
+    if ivl <= 0:
+        return None, None
+    memory = fsrs_rs.FSRS(fsrs_rs.DEFAULT_PARAMETERS).memory_state_from_sm2(max(factor / 1000, 1.3), float(ivl), 0.9)
+    return max(memory.stability, 0.001), min(max(memory.difficulty, 1.0), 10.0)
+
+
+def _due(anki_type: int, queue: int, due: int, *, created: float, now: datetime) -> datetime:
+    if anki_type == 2 or queue == 3:  # a review card, or a learning card due on a day: days since the collection began
+        return _moment(created) + timedelta(days=due)
+    if anki_type in (1, 3) and due > 1_000_000_000:  # learning card due at a time: epoch seconds
+        return _moment(due)
+    return now
+
+
+def import_apkg(*, user, data: bytes, now: datetime) -> dict[str, int]:
+    connection = open_collection(data)
+    try:
+        return _import(user=user, connection=connection, now=now)
+    except sqlite3.DatabaseError:
+        raise _invalid("The package's collection is not a readable Anki database.") from None
+    finally:
+        connection.close()
+
+
+def _import(*, user, connection: sqlite3.Connection, now: datetime) -> dict[str, int]:
+    (created,) = connection.execute("select crt from col").fetchone()
+    (card_count,) = connection.execute("select count(*) from cards").fetchone()
+    (review_count,) = connection.execute("select count(*) from revlog").fetchone()
+    if card_count > MAX_CARDS:
+        raise _invalid(f"Too many cards: {card_count} (at most {MAX_CARDS}).")
+    if review_count > MAX_REVIEWS:
+        raise _invalid(f"Too many reviews: {review_count} (at most {MAX_REVIEWS}).")
+    notes = {nid: fields.split("\x1f") for nid, fields in connection.execute("select id, flds from notes")}
+    last_reviews = {card_id: _moment(last / 1000) for card_id, last in connection.execute(
+        "select cid, max(id) from revlog where ease between 1 and 4 group by cid")}
+    settings_get(user=user)
+    with transaction.atomic():
+        SrsSettings.objects.select_for_update().get(user=user)  # one import of a collection at a time
+        buried_until = day_clock(settings_get(user=user)).today_bounds(now)[1]
+        known = set(OwnNote.objects.filter(user=user, anki_card_id__isnull=False).values_list("anki_card_id", flat=True))
+        planned = []  # (anki card row, OwnNote, Card): validated before anything is written
+        rows = connection.execute("select id, nid, ord, type, queue, due, ivl, factor, reps, lapses, flags, data "
+                                  "from cards order by id")
+        for index, row in enumerate(rows):
+            card_id, note_id, ordinal = row[:3]
+            if card_id in known:
+                continue
+            if note_id not in notes:
+                raise _invalid(f"Card {index + 1} (id {card_id}) belongs to no note.")
+            kind, front, back = note_sides(notes[note_id], ordinal)
+            card = Card(source_type=SourceType.OWN, owner=user)
+            try:
+                if len(front) > own_cards.FRONT_MAX_CHARS or len(back) > own_cards.BACK_MAX_CHARS:
+                    raise InvalidInput("A side is longer than own cards allow.", field="front")
+                own_cards.render(card, kind, front, back)
+            except InvalidInput as exc:
+                raise _invalid(f"Card {index + 1} (id {card_id}): {exc.detail}") from None
+            planned.append((row, OwnNote(user=user, kind=kind, front=front, back=back, anki_card_id=card_id), card))
+        OwnNote.objects.bulk_create([note for _, note, _ in planned], batch_size=1000)
+        for _, note, card in planned:
+            card.source_id = note.pk
+        Card.objects.bulk_create([card for _, _, card in planned], batch_size=1000)
+        everything = Deck.objects.filter(slug="all").first()  # none before the first content load
+        if everything is not None:
+            Card.decks.through.objects.bulk_create([Card.decks.through(card_id=card.pk, deck_id=everything.pk)
+                                                    for _, _, card in planned], batch_size=1000)
+        imported = {row[0]: _user_card(user, card, row, created=created, now=now, buried_until=buried_until,
+                                       last_review=last_reviews.get(row[0])) for row, _, card in planned}
+        UserCard.objects.bulk_create(imported.values(), batch_size=1000)
+        reviews = _reviews(user=user, connection=connection, imported=imported)
+    return {"cards": len(imported), "reviews": reviews, "skipped": card_count - len(imported)}
+
+
+def _user_card(user, card: Card, row: tuple, *, created: float, now: datetime, buried_until: datetime,
+               last_review: datetime | None) -> UserCard:
+    _, _, _, anki_type, queue, due, ivl, factor, reps, lapses, flags, data = row
+    state = ANKI_STATES.get(anki_type, CardState.NEW)
+    stability, difficulty = (None, None) if state == CardState.NEW else _memory(data, ivl=ivl, factor=factor)
+    due_at = _due(anki_type, queue, due, created=created, now=now)
+    if state != CardState.NEW and last_review is None and state == CardState.REVIEW:
+        last_review = due_at - timedelta(days=ivl)  # a review card without its log: due one interval after
+    return UserCard(user=user, card=card, state=state, step=None if state in (CardState.NEW, CardState.REVIEW) else 0,
+                    stability=stability, difficulty=difficulty, due=due_at, reps=reps, lapses=lapses,
+                    last_review=None if state == CardState.NEW else last_review, suspended=queue == -1,
+                    buried_until=buried_until if queue in (-2, -3) else None, flag=flags & 7, added_at=now)
+
+
+def _reviews(*, user, connection: sqlite3.Connection, imported: dict[int, UserCard]) -> int:
+    """The review log of the cards imported now (rated reviews only: Anki's manual entries have no rating)."""
+    logs: list[ReviewLog] = []
+    previous: dict[int, ReviewLog] = {}
+    for review_id, card_id, ease, duration, kind in connection.execute(
+            "select id, cid, ease, time, type from revlog where ease between 1 and 4 order by id"):
+        user_card = imported.get(card_id)
+        if user_card is None:
+            continue
+        before = previous.get(card_id)
+        state_before = REVLOG_STATES.get(kind, CardState.REVIEW) if before is not None else CardState.NEW
+        if before is not None:
+            before.state_after = state_before
+        log = ReviewLog(review_id=uuid.uuid5(REVIEW_NAMESPACE, f"{user.pk}:{review_id}:{card_id}"), user=user,
+                        user_card=user_card, rating=ease, reviewed_at=_moment(review_id / 1000),
+                        duration_ms=min(max(int(duration or 0), 0), 86_400_000), state_before=state_before,
+                        state_after=user_card.state, before={}, after={})
+        logs.append(log)
+        previous[card_id] = log
+    ReviewLog.objects.bulk_create(logs, batch_size=1000, ignore_conflicts=True)
+    return len(logs)

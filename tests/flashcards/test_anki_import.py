@@ -1,0 +1,166 @@
+"""Importing a learner's own Anki package, written by the official ``anki`` library: notes become their own cards
+with due dates, memory and review log; a second import of the same package changes nothing; bad files answer 400
+naming the file."""
+
+import io
+import tempfile
+import zipfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from apps.flashcards.models import Card, CardState, ReviewLog, UserCard
+
+anki_collection = pytest.importorskip("anki.collection")
+CardAnswer = pytest.importorskip("anki.scheduler.v3").CardAnswer
+
+URL = "/api/v1/flashcards/import/apkg/"
+
+
+def _answer(col, card_id: int, rating) -> None:
+    card = col.get_card(card_id)
+    card.start_timer()
+    states = col._backend.get_scheduling_states(card.id)
+    col.sched.answer_card(col.sched.build_answer(card=card, states=states, rating=rating))
+
+
+@pytest.fixture(scope="module")
+def package() -> dict:
+    return build_package()
+
+
+def build_package() -> dict:
+    """Three notes in an "Interview" deck: a basic card answered Easy (a review card), a cloze note with two
+    deletions (two cards: the first answered Again, learning; the second suspended), and a new basic card."""
+    with tempfile.TemporaryDirectory() as folder:
+        col = anki_collection.Collection(str(Path(folder) / "source.anki2"))
+        try:
+            deck = col.decks.id("Interview")
+            basic, cloze = col.models.by_name("Basic"), col.models.by_name("Cloze")
+            reviewed = col.new_note(basic)
+            reviewed["Front"], reviewed["Back"] = "What bounds <b>decode</b>?", "Memory bandwidth"
+            col.add_note(reviewed, deck)
+            deletions = col.new_note(cloze)
+            deletions["Text"] = "{{c1::Prefill}} is compute-bound; {{c2::decode::phase}} is memory-bound."
+            col.add_note(deletions, deck)
+            fresh = col.new_note(basic)
+            fresh["Front"], fresh["Back"] = "TTFT?", "Time to first token"
+            col.add_note(fresh, deck)
+            review_card = reviewed.cards()[0]
+            first, second = sorted(deletions.cards(), key=lambda c: c.ord)
+            _answer(col, review_card.id, CardAnswer.EASY)
+            _answer(col, first.id, CardAnswer.AGAIN)
+            col.sched.suspend_cards([second.id])
+            out = Path(folder) / "interview.apkg"
+            col.export_anki_package(out_path=str(out), limit=None, options=anki_collection.ExportAnkiPackageOptions(
+                with_scheduling=True, with_deck_configs=False, with_media=False, legacy=True))
+            review = col.get_card(review_card.id)
+            return {"bytes": out.read_bytes(), "review": review.id, "review_ivl": review.ivl, "crt": col.crt,
+                    "review_due": review.due, "learning": first.id, "learning_due": col.get_card(first.id).due,
+                    "suspended": second.id, "fresh": fresh.cards()[0].id,
+                    "revlog": col.db.scalar("select count() from revlog")}
+        finally:
+            col.close()
+
+
+def _post(client, body: bytes):
+    return client.post(URL, body, content_type="application/octet-stream")
+
+
+def _mine(user, anki_card_id: int) -> UserCard:
+    return UserCard.objects.select_related("card").get(user=user, card__owner=user,
+                                                       card__source_id__in=user.own_notes.filter(
+                                                           anki_card_id=anki_card_id).values("pk"))
+
+
+def test_cards_due_dates_and_revlog_arrive(content, learner_client, package):
+    user = learner_client.user
+    response = _post(learner_client, package["bytes"])
+    assert response.status_code == 200, response.content
+    assert response.json() == {"cards": 4, "reviews": package["revlog"], "skipped": 0}
+    assert package["revlog"] == 2
+
+    review = _mine(user, package["review"])
+    assert review.state == CardState.REVIEW and review.reps == 1
+    # Anki's review due is a day number counted from the collection's creation time
+    assert review.due == datetime.fromtimestamp(package["crt"], tz=UTC) + timedelta(
+        days=package["review_due"])
+    assert review.card.front_html == "<p>What bounds <b>decode</b>?</p>" and review.stability > 0
+    log = ReviewLog.objects.get(user_card=review)
+    assert (log.rating, log.state_before, log.state_after) == (4, CardState.NEW, CardState.REVIEW)
+
+    learning = _mine(user, package["learning"])
+    assert learning.state == CardState.LEARNING
+    assert int(learning.due.timestamp()) == package["learning_due"]  # a learning card: due at a time
+    assert learning.card.front_html == "<p>[…] is compute-bound; decode is memory-bound.</p>"
+    assert "<strong>Prefill</strong>" in learning.card.back_html
+    suspended = _mine(user, package["suspended"])
+    assert suspended.suspended and suspended.card.front_html == "<p>Prefill is compute-bound; [phase] is memory-bound.</p>"
+    fresh = _mine(user, package["fresh"])
+    assert fresh.state == CardState.NEW and fresh.stability is None
+    assert set(Card.objects.filter(owner=user).values_list("decks__slug", flat=True)) == {"all"}
+
+
+def test_a_second_import_of_the_same_package_changes_nothing(content, learner_client, package):
+    user = learner_client.user
+    _post(learner_client, package["bytes"])
+    before = (list(UserCard.objects.filter(user=user).order_by("id").values()),
+              list(ReviewLog.objects.filter(user=user).order_by("id").values()), Card.objects.count())
+    response = _post(learner_client, package["bytes"])
+    assert response.json() == {"cards": 0, "reviews": 0, "skipped": 4}
+    assert (list(UserCard.objects.filter(user=user).order_by("id").values()),
+            list(ReviewLog.objects.filter(user=user).order_by("id").values()), Card.objects.count()) == before
+
+
+def test_imported_cards_are_the_learners_alone(content, learner_client, package, make_user):
+    from rest_framework.test import APIClient
+
+    _post(learner_client, package["bytes"])
+    other = APIClient()
+    other.force_authenticate(make_user())
+    card_id = _mine(learner_client.user, package["review"]).card_id
+    assert other.get(f"/api/v1/flashcards/{card_id}/").status_code == 404
+    assert other.get(f"/api/v1/flashcards/own/{card_id}/").status_code == 404
+    assert _post(other, package["bytes"]).json()["cards"] == 4  # their own copy, not ours
+    assert UserCard.objects.filter(card_id=card_id).count() == 1
+
+
+def test_an_imported_review_is_not_undone(content, learner_client, package):
+    _post(learner_client, package["bytes"])
+    card_id = _mine(learner_client.user, package["review"]).card_id
+    assert learner_client.post(f"/api/v1/flashcards/{card_id}/undo/").status_code == 409
+
+
+def _zip(**members: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name.replace("_", "."), data)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("body, message", [
+    (b"", "request body"),
+    (b"not a zip", "zip archive"),
+    (_zip(readme_txt=b"hello"), "no collection"),
+    (_zip(collection_anki21b=b"\x28\xb5\x2f\xfd"), "Support older Anki versions"),
+    (_zip(collection_anki21=b"SQLite format 3\x00 but broken"), "not a readable Anki database"),
+])
+def test_bad_packages_answer_400_naming_the_file(content, learner_client, body, message):
+    response = _post(learner_client, body)
+    assert response.status_code == 400, response.content
+    assert "file" in response.json()["fields"] and message in response.json()["detail"]
+    assert not Card.objects.filter(owner=learner_client.user).exists()
+
+
+def test_too_large_is_refused(content, learner_client, monkeypatch):
+    monkeypatch.setattr("apps.flashcards.anki_import.MAX_BYTES", 1000)
+    response = _post(learner_client, b"x" * 1001)
+    assert response.status_code == 400 and "too large" in response.json()["detail"]
+
+
+def test_too_many_cards_is_refused(content, learner_client, package, monkeypatch):
+    monkeypatch.setattr("apps.flashcards.anki_import.MAX_CARDS", 3)
+    response = _post(learner_client, package["bytes"])
+    assert response.status_code == 400 and "Too many cards: 4" in response.json()["detail"]
