@@ -496,22 +496,32 @@ def request_walk_calculate(*, model, gpu, prompt: Tokenized, output_tokens: int,
 
 
 def serve_config_calculate(*, model, gpu, workload: dict, tensor_parallel: int | None, weight_dtype: str, kv_dtype: str,
-                           gpu_memory_utilization: float, max_num_seqs: int, enable_prefix_caching: bool) -> dict:
+                           gpu_memory_utilization: float, max_num_seqs: int, enable_prefix_caching: bool,
+                           pipeline_parallel: int = 1, data_parallel: int = 1, expert_parallel: int = 1) -> dict:
     context = workload["prompt_tokens"] + workload["output_tokens"]
     max_len = min(context, model.max_position_embeddings)
     warnings = context_warnings(model, context)
     tp = tensor_parallel
+    if tp is None and expert_parallel > 1:  # EP = TP · DP fixes the TP
+        if expert_parallel % data_parallel or expert_parallel // data_parallel not in m.memory.TP_CHOICES:
+            raise InvalidInput(f"expert parallelism spans TP · DP GPUs: with tensor_parallel left to the planner, "
+                               f"give expert_parallel = {data_parallel} × one of {m.memory.TP_CHOICES}",
+                               field="expert_parallel")
+        tp = expert_parallel // data_parallel
     if tp is None:
         smallest = m.min_tp(model, gpu, context_tokens=max_len, batch=workload.get("concurrency", 1),
-                            weight_dtype=weight_dtype, kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization)
+                            weight_dtype=weight_dtype, kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization,
+                            pp=pipeline_parallel, dp=data_parallel)
         if smallest.tp is None:
             raise InvalidInput(smallest.derivation, field="model")
         tp = smallest.tp
-    r = m.vllm_serve_config(model, gpu, tp=tp, max_model_len=int(max_len), gpu_memory_utilization=gpu_memory_utilization,
+    r = m.vllm_serve_config(model, gpu, tp=tp, pp=pipeline_parallel, dp=data_parallel, ep=expert_parallel,
+                            max_model_len=int(max_len), gpu_memory_utilization=gpu_memory_utilization,
                             weight_dtype=weight_dtype, kv_dtype=kv_dtype, max_num_seqs=max_num_seqs,
                             enable_prefix_caching=enable_prefix_caching)
-    return {"model": model_summary(model), "gpu": gpu_summary(gpu), "tensor_parallel": tp, "max_model_len": int(max_len),
-            "command": r.command, "flags": r.flags, "kubernetes_yaml": r.kubernetes_yaml,
+    layout = m.Parallelism(tp, pipeline_parallel, data_parallel, expert_parallel)
+    return {"model": model_summary(model), "gpu": gpu_summary(gpu), **parallel_fields(layout),
+            "max_model_len": int(max_len), "command": r.command, "flags": r.flags, "kubernetes_yaml": r.kubernetes_yaml,
             "derivation": r.derivation, "warnings": warnings}
 
 

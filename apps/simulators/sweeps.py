@@ -73,7 +73,7 @@ from apps.simulators.engine.grid import (
 )
 from apps.simulators.engine.metrics import SLO
 from apps.simulators.engine.screen import screen_points
-from apps.simulators.modeling import ModelInputError, vllm_serve_config
+from apps.simulators.modeling import ModelInputError, Parallelism, vllm_serve_config
 from apps.simulators.models import SweepJob, SweepPoint, SweepStatus
 from apps.simulators.simulation import point_compute, workload_build
 
@@ -430,7 +430,8 @@ def _recommend(user, request: dict, best: dict) -> dict:
     max_len = min(model.max_position_embeddings, max(2048, 1 << (longest - 1).bit_length()))
     try:
         serve = vllm_serve_config(
-            model, gpu, tp=params.get("tensor_parallel", 1), max_model_len=max_len,
+            model, gpu, tp=params.get("tensor_parallel", 1), pp=params.get("pipeline_parallel", 1),
+            dp=params.get("data_parallel", 1), ep=params.get("expert_parallel", 1), max_model_len=max_len,
             gpu_memory_utilization=params.get("gpu_memory_utilization", 0.9),
             weight_dtype=params.get("weight_dtype", "bf16"), kv_dtype=params.get("kv_dtype", "bf16"),
             max_num_seqs=params.get("max_num_seqs", 256),
@@ -440,12 +441,14 @@ def _recommend(user, request: dict, best: dict) -> dict:
     except ModelInputError as exc:
         command, flags = "", [{"flag": "", "value": None, "why": exc.message}]
     replicas = params.get("replicas", 1)
+    layout = Parallelism(params.get("tensor_parallel", 1), params.get("pipeline_parallel", 1),
+                         params.get("data_parallel", 1), params.get("expert_parallel", 1))
     return {
         "index": best["index"], "params": best["params"], "metrics": best["metrics"],
         "command": command, "flags": flags, "replicas": replicas, "router": params.get("router", "round_robin"),
         "reason": (f"Cheapest configuration meeting the SLO: ${best['metrics']['usd_per_million_tokens']:.3f} per "
                    f"million output tokens at p99 TTFT {best['metrics']['ttft_s']['p99'] * 1e3:,.0f} ms on "
-                   f"{replicas} × {params.get('tensor_parallel', 1)} × {gpu.name}"
+                   f"{replicas} × {layout.gpus} × {gpu.name}" + (f" ({layout.describe()})" if layout.gpus > 1 else "")
                    + (f", {replicas} replicas behind a {params.get('router', 'round_robin')} router" if replicas > 1 else "")),
     }
 

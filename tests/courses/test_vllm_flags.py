@@ -1,5 +1,6 @@
-"""Every CLI flag (`--...`) and vLLM metric (`vllm:...`) written in backticks anywhere in fixtures/ is listed, with its
-source at the release the content describes, in fixtures/vllm-flags.yaml."""
+"""Every CLI flag (`--...`) and vLLM metric (`vllm:...`) written in backticks anywhere in fixtures/, and every flag the
+`vllm serve` builder writes (its command and Kubernetes manifests), is listed, with its source at the release the
+content describes, in fixtures/vllm-flags.yaml."""
 
 import re
 from pathlib import Path
@@ -7,11 +8,13 @@ from pathlib import Path
 import yaml
 
 from apps.core.content import FIXTURES_DIR
+from apps.simulators.modeling import k8s_manifest, serve_config
 
 LIST = FIXTURES_DIR / "vllm-flags.yaml"
 CODE = re.compile(r"`([^`\n]+)`")
 FLAG = re.compile(r"(?<![\w-])--[a-z0-9][a-z0-9-]*")
 METRIC = re.compile(r"\bvllm:[a-z0-9_:]*[a-z0-9_]")
+BUILDER_FLAG = re.compile(r"[\"'](--[a-z0-9][a-z0-9-]*)[\"']")  # a flag as a string literal in the builder's code
 PROMETHEUS_SUFFIXES = ("_total", "_bucket", "_sum", "_count")
 FLAG_SECTIONS = ("flags", "bench_flags", "removed_flags", "other_tools_flags")
 METRIC_SECTIONS = ("metrics", "removed_metrics")
@@ -35,6 +38,12 @@ def mentions(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
             for metric in METRIC.findall(span):
                 metrics.setdefault(metric, set()).add(name)
     return flags, metrics
+
+
+def builder_flags() -> set[str]:
+    """The flags the serve builder can write: every flag literal in its modules (each branch's, not one run's)."""
+    return {flag for module in (serve_config, k8s_manifest)
+            for flag in BUILDER_FLAG.findall(Path(module.__file__).read_text(encoding="utf-8"))}
 
 
 def unknown(root: Path, listed: dict) -> list[str]:
@@ -68,6 +77,13 @@ def test_every_flag_and_metric_in_the_content_is_listed_with_its_source():
     assert unknown(FIXTURES_DIR, reference()) == []
 
 
+def test_every_flag_the_serve_builder_writes_is_listed_with_its_source():
+    written = builder_flags()
+    assert {"--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size", "--enable-expert-parallel",
+            "--data-parallel-backend", "--distributed-executor-backend"} <= written
+    assert written - {row["name"] for row in reference()["flags"]} == set()
+
+
 def test_an_unknown_flag_or_metric_fails_the_check(tmp_path):
     (tmp_path / "chapters" / "x").mkdir(parents=True)
     (tmp_path / "chapters" / "x" / "01-a.md").write_text(
@@ -82,10 +98,12 @@ def test_an_unknown_flag_or_metric_fails_the_check(tmp_path):
 
 
 def test_every_listed_current_flag_is_used_by_the_content():
-    """The list does not drift into a copy of vLLM's --help: each entry is there because the content names it."""
+    """The list does not drift into a copy of vLLM's --help: each entry is there because the content names it or the
+    serve builder writes it."""
     flags, metrics = mentions(FIXTURES_DIR)
+    used = set(flags) | builder_flags()
     listed = reference()
-    stale = [row["name"] for section in FLAG_SECTIONS for row in listed[section] if row["name"] not in flags]
+    stale = [row["name"] for section in FLAG_SECTIONS for row in listed[section] if row["name"] not in used]
     stale += [row["name"] for section in METRIC_SECTIONS for row in listed[section]
               if not any(m == row["name"] or m.startswith(row["name"] + "_") or (m.endswith("_") and row["name"].startswith(m))
                          for m in metrics)]

@@ -439,7 +439,7 @@ class ServeWorkloadInput(serializers.Serializer):
     concurrency = pos_int(MAX_BATCH, default=1, help_text="Sequences that must fit at once when picking TP")
 
 
-class ServeConfigInput(GPUChoice):
+class ServeConfigInput(GPUChoice, ParallelInput):
     workload = ServeWorkloadInput()
     tensor_parallel = serializers.ChoiceField(choices=TP_CHOICES, required=False, allow_null=True)
     weight_dtype = dtype_field()
@@ -548,6 +548,11 @@ SWEEP_MODES = ("two_stage", "exhaustive")
 GRID_VALIDATORS = {
     "gpu": serializers.CharField(max_length=100),
     "tensor_parallel": serializers.ChoiceField(choices=TP_CHOICES),
+    "pipeline_parallel": serializers.IntegerField(min_value=1, max_value=64, help_text="Pipeline stages"),
+    "data_parallel": serializers.IntegerField(min_value=1, max_value=1024, help_text="Data-parallel ranks"),
+    "expert_parallel": serializers.IntegerField(min_value=1, max_value=1024, help_text=(
+        "1 or tensor_parallel × data_parallel of the same point, dividing the routed experts; any other "
+        "combination is an infeasible point with the reason")),
     "replicas": serializers.IntegerField(min_value=1, max_value=16),
     "max_num_seqs": serializers.IntegerField(min_value=1, max_value=4096),
     "max_num_batched_tokens": serializers.IntegerField(min_value=16, max_value=131_072),
@@ -558,6 +563,8 @@ GRID_VALIDATORS = {
 
 
 MAX_KNOB_VALUES = 100
+WHOLE_NUMBER_KNOBS = ("tensor_parallel", "pipeline_parallel", "data_parallel", "expert_parallel", "replicas",
+                      "max_num_seqs", "max_num_batched_tokens")
 
 
 def knob_fields(wrap) -> dict[str, serializers.Field]:
@@ -569,7 +576,7 @@ SweepGrid = type("SweepGrid", (serializers.Serializer,), {
     "__doc__": f"Knob → list of 1 to {MAX_KNOB_VALUES} distinct values (SweepInput.validate_grid); at most "
                f"{MAX_POINTS:,} points in all",
     **knob_fields(lambda child: serializers.ListField(child=child, min_length=1, max_length=MAX_KNOB_VALUES,
-                                                      required=False))})
+                                                      required=False, help_text=child.help_text))})
 
 
 @extend_schema_field(SweepGrid)
@@ -585,7 +592,9 @@ class SweepInput(EngineInput):
         "screen's frontier (within 25 %, SLO boundary included; 2 to 10 % of the grid, at least 16, at most 160 "
         "points) and the frontier and recommendation come from them; "
         "exhaustive: the engine simulates every point (grids of 16 points or fewer always are)"))
-    grid = GridField(help_text=f"Knob → list of values; knobs: {', '.join(GRID_KEYS)}; at most {MAX_POINTS:,} points")
+    grid = GridField(help_text=f"Knob → list of values; knobs: {', '.join(GRID_KEYS)}; at most {MAX_POINTS:,} points. "
+                               "A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × "
+                               "data_parallel, or not dividing the experts) is infeasible with the reason")
 
     gpu_required = False  # the grid may name the GPUs
 
@@ -622,7 +631,7 @@ class SweepInput(EngineInput):
             field = GRID_VALIDATORS[key]
             out = []
             for value in values:
-                if key in ("replicas", "max_num_seqs", "max_num_batched_tokens", "tensor_parallel") and (
+                if key in WHOLE_NUMBER_KNOBS and (
                         isinstance(value, bool) or not isinstance(value, int)):
                     raise serializers.ValidationError({key: [f"{value!r} is not a whole number."]})
                 if key == "chunked_prefill" and not isinstance(value, bool):

@@ -168,7 +168,7 @@ RequestWalkOutput = output(
     timeline=many(TimelineStep), **feasibility(), derivation=S, warnings=Warnings)
 ServeFlag = output("ServeFlag", flag=S, value=FlagValue(allow_null=True), why=S)
 ServeConfigOutput = output(
-    "ServeConfigOutput", model=Summary(), gpu=GPUSummary(), tensor_parallel=I, max_model_len=I, command=S,
+    "ServeConfigOutput", model=Summary(), gpu=GPUSummary(), **parallel(), max_model_len=I, command=S,
     flags=many(ServeFlag), kubernetes_yaml=S, derivation=S,
     warnings=Warnings)
 

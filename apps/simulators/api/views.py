@@ -280,14 +280,16 @@ class RequestWalkApi(SimulatorApi):
 
 @documented("serve-config", i.ServeConfigInput, o.ServeConfigOutput, "A `vllm serve` command and a Kubernetes Deployment")
 class ServeConfigApi(SimulatorApi):
-    """Every flag explained; TP defaults to the smallest that fits the workload."""
+    """Every flag explained, the parallel layout included (TP, PP, DP, EP); TP defaults to the smallest that fits the
+    workload (to expert_parallel / data_parallel with expert parallelism). The Kubernetes YAML requests TP · PP · DP
+    GPUs: one pod up to a node, a LeaderWorkerSet of whole nodes past it."""
 
     field_names = {"max_model_len": "workload.prompt_tokens"}
 
     def calculate(self, request, data):
         return calculators.serve_config_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
             data, "workload", "tensor_parallel", "weight_dtype", "kv_dtype", "gpu_memory_utilization",
-            "max_num_seqs", "enable_prefix_caching"))
+            "max_num_seqs", "enable_prefix_caching", *PARALLEL))
 
 
 # ---------------------------------------------------------------- engine, cluster and sweeps

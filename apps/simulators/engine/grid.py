@@ -1,7 +1,10 @@
 """Sweep grids and their Pareto frontier: pure code over plain dicts and arrays, beside the engine it drives.
 
 A sweep is the Cartesian product of its grid (knob → list of values) over a base configuration; its points are
-cut into chunks of at most 25 (about 16 chunks, so every worker gets some).
+cut into chunks of at most 25 (about 16 chunks, so every worker gets some). The parallel degrees are knobs like the
+others, so a grid can hold layouts vLLM refuses (expert_parallel ≠ tensor_parallel × data_parallel, an EP that does
+not divide the experts, EP on a dense model): the screen and the engine check each point's layout
+(modeling.parallel.parallelism) and such a point is infeasible with the reason, like one whose weights do not fit.
 
 Two-stage sweeps (the default) simulate only the candidates the closed-form screen (engine/screen.py) puts near
 the frontier, chosen by select_candidates:
@@ -24,8 +27,8 @@ import math
 
 import numpy as np
 
-GRID_KEYS = ("gpu", "tensor_parallel", "replicas", "max_num_seqs", "max_num_batched_tokens", "chunked_prefill",
-             "router", "weight_dtype")
+GRID_KEYS = ("gpu", "tensor_parallel", "pipeline_parallel", "data_parallel", "expert_parallel", "replicas",
+             "max_num_seqs", "max_num_batched_tokens", "chunked_prefill", "router", "weight_dtype")
 MAX_POINTS = 10_000
 SIMULATED_FRACTION = 0.02   # two-stage: the engine runs on about this share of the grid
 SIMULATED_FRACTION_MAX = 0.1  # ... and on at most this share (points within SCREEN_EPSILON of the frontier)

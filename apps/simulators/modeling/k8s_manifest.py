@@ -7,7 +7,8 @@ and explains each field an inference server cares about; `check` returns the mis
 
 - a GPU request without a limit, or one that differs from the limit (Kubernetes refuses both for extended resources);
   a limit alone is accepted (the request defaults to it) but worth writing out;
-- a GPU count that is not tensor-parallel × pipeline-parallel size (per node for a multi-node replica);
+- a GPU count that is not tensor-parallel × pipeline-parallel × data-parallel size (per node for a multi-node
+  replica);
 - tensor parallelism without a memory-backed /dev/shm (the container default is 64 MiB);
 - a liveness probe that can kill the container before the model has loaded (no startupProbe, and
   initialDelaySeconds + periodSeconds × failureThreshold shorter than the load time), and a startupProbe whose budget
@@ -68,13 +69,16 @@ class Note:
 # ---------------------------------------------------------------- the manifests the serve builder hands out
 
 
-def serving_manifests(*, name: str, model_id: str, args: list[str], tp: int, pp: int = 1, gpus_per_node: int = 8,
+def serving_manifests(*, name: str, model_id: str, args: list[str], tp: int, pp: int = 1, dp: int = 1,
+                      gpus_per_node: int = 8,
                       port: int = 8000, image: str = "vllm/vllm-openai:v0.33.0", resource: str = "nvidia.com/gpu",
                       max_replicas: int = 4, load_s: int = 600) -> str:
-    """Deployment (or LeaderWorkerSet when tp × pp GPUs exceed one node), Service and HPA as one YAML text."""
-    if tp < 1 or pp < 1 or gpus_per_node < 1:
-        raise ModelInputError("tp", "tp, pp and gpus_per_node must be at least 1")
-    gpus = tp * pp
+    """Deployment (or LeaderWorkerSet when tp × pp × dp GPUs exceed one node), Service and HPA as one YAML text. A
+    LeaderWorkerSet's leader starts `vllm serve` on the pods' Ray cluster: with `args`' own launch backend
+    (--data-parallel-backend or --distributed-executor-backend) or else --distributed-executor-backend ray."""
+    if tp < 1 or pp < 1 or dp < 1 or gpus_per_node < 1:
+        raise ModelInputError("tp", "tp, pp, dp and gpus_per_node must be at least 1")
+    gpus = tp * pp * dp
     nodes = math.ceil(gpus / gpus_per_node)
     if nodes > 1 and gpus % gpus_per_node:
         raise ModelInputError("tp", f"{gpus} GPUs span nodes, so must fill whole nodes of {gpus_per_node}")
@@ -170,7 +174,9 @@ spec:
 {probes}
 """
     else:
-        ray_args = " ".join(json.dumps(str(a)) for a in args)
+        launch = [] if {"--data-parallel-backend", "--distributed-executor-backend"} & set(args) else [
+            "--distributed-executor-backend", "ray"]
+        ray_args = " ".join(json.dumps(str(a)) for a in [*args, *launch])
         workload = f"""apiVersion: leaderworkerset.x-k8s.io/v1
 kind: LeaderWorkerSet
 metadata:
@@ -191,7 +197,7 @@ spec:
           - name: vllm
             command: ["sh", "-c"]
             args:
-              - ray start --head --port=6379 && vllm serve {ray_args} --distributed-executor-backend ray
+              - ray start --head --port=6379 && vllm serve {ray_args}
 {_indent(container, 2)}
 {_indent(probes, 2)}
     workerTemplate:
@@ -477,13 +483,16 @@ def _check_pod(pod: yaml.Node, where: str, *, load_s: float, gpu_taint: str, nod
         args = [_scalar(a) or "" for a in _items(_get(container, "command")) + _items(_get(container, "args"))]
         tp = max(_flag(args, "--tensor-parallel-size", 1), _flag(args, "-tp", 1))
         pp = _flag(args, "--pipeline-parallel-size", 1)
+        dp = _flag(args, "--data-parallel-size", 1)
         gpus = int(_number(_get(resources, "limits", "nvidia.com/gpu")) or _number(_get(resources, "limits", "amd.com/gpu"))
                    or _number(_get(resources, "requests", "nvidia.com/gpu")) or 0)
         serves = any("vllm" in a for a in args) or "vllm" in (_scalar(_get(container, "image")) or "")
-        if serves and leader and gpus and tp * pp != gpus * nodes:
+        if serves and leader and gpus and tp * pp * dp != gpus * nodes:
+            ranks = f" × --data-parallel-size {dp}" if dp > 1 else ""
             findings.append(Finding(_line(_get(container, "args") or container), "error", f"{base}.args",
-                                    f"--tensor-parallel-size {tp} × --pipeline-parallel-size {pp} = {tp * pp} GPUs, "
-                                    f"but the replica has {gpus * nodes} ({gpus} per pod × {nodes} pod(s))"))
+                                    f"--tensor-parallel-size {tp} × --pipeline-parallel-size {pp}{ranks} = "
+                                    f"{tp * pp * dp} GPUs, but the replica has {gpus * nodes} ({gpus} per pod × "
+                                    f"{nodes} pod(s))"))
         if serves and (tp > 1 or gpus > 1) and not shm:
             findings.append(Finding(_line(container), "error", f"{base}.volumeMounts",
                                     f"tensor parallelism over {max(tp, gpus)} GPUs without a memory-backed /dev/shm: "

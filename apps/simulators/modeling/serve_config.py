@@ -1,11 +1,27 @@
 """`vllm serve` command line and a Kubernetes Deployment for a model/GPU/workload.
 
 Flags follow the vLLM engine arguments documentation (docs.vllm.ai, "Engine
-Arguments"); every flag comes with a one-line reason. The Deployment requests
-`nvidia.com/gpu` (or `amd.com/gpu`) equal to TP, mounts a memory-backed /dev/shm
-(NCCL/PyTorch need more shared memory than the container default of 64 MiB for
-tensor parallelism) and gates traffic on vLLM's /health endpoint; with a Service
-and an HPA (k8s_manifest.serving_manifests, annotated in the manifest explorer).
+Arguments"); every flag comes with a one-line reason, and every flag is listed with
+its source in fixtures/vllm-flags.yaml. The layout (modeling.parallel) is written as
+`--tensor-parallel-size`, `--pipeline-parallel-size` and `--data-parallel-size` (the
+last two when above 1) and `--enable-expert-parallel` (when EP = TP · DP > 1).
+
+The deployment needs TP · PP · DP GPUs. Up to one node (GPUS_PER_NODE) it is one pod
+requesting all of them, `nvidia.com/gpu` (or `amd.com/gpu`) equal to TP · PP · DP;
+one `vllm serve` starts the DP engine cores itself. Past one node it must fill whole
+nodes and becomes a LeaderWorkerSet of GPUS_PER_NODE-GPU pods joined into a Ray
+cluster, launched from the leader:
+- DP 1 (TP · PP spans the nodes): `--distributed-executor-backend ray`;
+- DP > 1 with each DP rank's TP · PP GPUs inside one node (TP · PP divides
+  GPUS_PER_NODE): `--data-parallel-size-local` ranks per node and
+  `--data-parallel-backend ray`, which places the remote ranks on the Ray nodes
+  (vLLM "Data Parallel Deployment", internal load balancing).
+Not written: DP ranks that themselves span nodes (vLLM needs VLLM_RAY_DP_PACK_STRATEGY=span
+for that), and one pod per DP rank with an external load balancer; such a layout is
+refused naming data_parallel. Every pod mounts a memory-backed /dev/shm (NCCL/PyTorch
+need more shared memory than the container default of 64 MiB) and traffic is gated on
+vLLM's /health endpoint; with a Service and an HPA (k8s_manifest.serving_manifests,
+annotated in the manifest explorer).
 """
 
 from __future__ import annotations
@@ -16,6 +32,7 @@ from dataclasses import dataclass
 from .errors import ModelInputError
 from .k8s_manifest import serving_manifests
 from .memory import tp_is_valid
+from .parallel import GPUS_PER_NODE, Parallelism, parallelism
 from .specs import DTYPE_BYTES, GPUSpec, ModelSpec
 
 QUANTIZATION_FLAG = {"fp8": "fp8", "int8": None, "int4": None, "mxfp4": None}
@@ -35,6 +52,9 @@ def vllm_serve_config(
     gpu: GPUSpec,
     *,
     tp: int = 1,
+    pp: int = 1,
+    dp: int = 1,
+    ep: int = 1,
     max_model_len: int = 8192,
     gpu_memory_utilization: float = 0.9,
     weight_dtype: str = "bf16",
@@ -47,9 +67,11 @@ def vllm_serve_config(
 ) -> ServeConfig:
     """Build the command line, explained flags and a Deployment YAML string."""
     _validate(model, tp, max_model_len, gpu_memory_utilization, weight_dtype, kv_dtype, max_num_seqs, port)
+    par = parallelism(model, tp=tp, pp=pp, dp=dp, ep=ep)
     gpu.peak_flops(weight_dtype)  # refuses fp4 on a GPU without FP4 tensor cores
-    flags = _flags(model, tp, max_model_len, gpu_memory_utilization, weight_dtype, kv_dtype,
-                   max_num_seqs, max_num_batched_tokens, enable_prefix_caching, port)
+    flags = [*_layout_flags(model, par),
+             *_flags(max_model_len, gpu_memory_utilization, weight_dtype, kv_dtype, max_num_seqs,
+                     max_num_batched_tokens, enable_prefix_caching, port)]
     args = ["vllm", "serve", model.hf_id]
     for f in flags:
         args.append(f["flag"])
@@ -57,10 +79,10 @@ def vllm_serve_config(
             args.append(str(f["value"]))
     command = " ".join(shlex.quote(a) for a in args)
     yaml_text = serving_manifests(
-        name=f"vllm-{model.slug.replace('.', '-')}", model_id=model.hf_id, args=args[2:], tp=tp, port=port,
-        image=image or DEFAULT_IMAGE.get(gpu.vendor, DEFAULT_IMAGE["nvidia"]),
+        name=f"vllm-{model.slug.replace('.', '-')}", model_id=model.hf_id, args=args[2:], tp=tp, pp=pp, dp=dp,
+        gpus_per_node=GPUS_PER_NODE, port=port, image=image or DEFAULT_IMAGE.get(gpu.vendor, DEFAULT_IMAGE["nvidia"]),
         resource="amd.com/gpu" if gpu.vendor == "amd" else "nvidia.com/gpu")
-    derivation = f"{len(flags)} flags for {model.name} on {tp} × {gpu.name}: " + "; ".join(
+    derivation = f"{len(flags)} flags for {model.name} on {par.describe()} of {gpu.name}, {_pods(par)}: " + "; ".join(
         f"{f['flag']}{'' if f['value'] is None else ' ' + str(f['value'])} ({f['why']})" for f in flags)
     return ServeConfig(command, flags, yaml_text, derivation)
 
@@ -83,10 +105,62 @@ def _validate(model, tp, max_model_len, util, weight_dtype, kv_dtype, max_num_se
         raise ModelInputError("port", "must be a TCP port")
 
 
-def _flags(model, tp, max_len, util, weight_dtype, kv_dtype, max_seqs, max_batched, prefix, port) -> list[dict]:
+def _pods(par: Parallelism) -> str:
+    """How the deployment's GPUs are laid out in pods (see the module docstring)."""
+    nodes = -(-par.gpus // GPUS_PER_NODE)
+    if nodes == 1:
+        return f"one pod with {par.gpus} GPU{'s' if par.gpus > 1 else ''}"
+    return f"a LeaderWorkerSet of {nodes} pods × {GPUS_PER_NODE} GPUs"
+
+
+def _layout_flags(model: ModelSpec, par: Parallelism) -> list[dict]:
+    """The layout's flags, and the launch flags of a deployment spanning nodes (refused where the builder has no
+    manifest for it, naming the field to change)."""
+    flags = [{"flag": "--tensor-parallel-size", "value": par.tp,
+              "why": "shard every layer over this many GPUs (needs NVLink-class links to pay off)"}]
+    if par.pp > 1:
+        flags.append({"flag": "--pipeline-parallel-size", "value": par.pp,
+                      "why": f"split the {model.num_layers} layers into {par.pp} stages of about "
+                             f"{-(-model.num_layers // par.pp)} layers, one after another; each GPU holds only its "
+                             "stage's weights and KV, and only activations cross between stages"})
+    if par.dp > 1:
+        flags.append({"flag": "--data-parallel-size", "value": par.dp,
+                      "why": f"{par.dp} engine ranks of {par.tp * par.pp} GPU(s), each with its own batch and KV cache "
+                             "behind one endpoint; --max-num-seqs applies per rank"
+                             + (" (attention data parallel: the MoE layers still span every rank)" if model.is_moe
+                                else "")})
+    if par.ep > 1:
+        flags.append({"flag": "--enable-expert-parallel", "value": None,
+                      "why": f"give each of the TP × DP = {par.ep} GPUs {(model.num_experts or 0) // par.ep} whole routed "
+                             "experts (all-to-all dispatch and combine) instead of a 1/"
+                             f"{par.ep} slice of every expert"})
+    if par.gpus <= GPUS_PER_NODE:
+        return flags
+    if par.gpus % GPUS_PER_NODE:
+        field = "data_parallel" if par.dp > 1 else "pipeline_parallel" if par.pp > 1 else "tp"
+        raise ModelInputError(field, f"TP × PP × DP = {par.gpus} GPUs span nodes of {GPUS_PER_NODE}, so must fill "
+                              "whole nodes")
+    if par.dp == 1:
+        flags.append({"flag": "--distributed-executor-backend", "value": "ray",
+                      "why": f"the {par.gpus} GPUs span {par.gpus // GPUS_PER_NODE} nodes: the workers are Ray actors "
+                             "on the cluster the LeaderWorkerSet's pods join"})
+        return flags
+    if GPUS_PER_NODE % (par.tp * par.pp):
+        raise ModelInputError("data_parallel", f"each data-parallel rank's TP × PP = {par.tp * par.pp} GPUs must fit "
+                              f"inside one node of {GPUS_PER_NODE} (and divide it) for a multi-node data-parallel "
+                              "deployment; use more replicas instead")
+    flags += [
+        {"flag": "--data-parallel-size-local", "value": GPUS_PER_NODE // (par.tp * par.pp),
+         "why": f"DP ranks per node: {GPUS_PER_NODE} GPUs / ({par.tp * par.pp} per rank)"},
+        {"flag": "--data-parallel-backend", "value": "ray",
+         "why": f"one command on the leader starts all {par.dp} ranks, the remote ones on the Ray cluster the "
+                "LeaderWorkerSet's pods join"},
+    ]
+    return flags
+
+
+def _flags(max_len, util, weight_dtype, kv_dtype, max_seqs, max_batched, prefix, port) -> list[dict]:
     flags = [
-        {"flag": "--tensor-parallel-size", "value": tp,
-         "why": "shard every layer over this many GPUs (needs NVLink-class links to pay off)"},
         {"flag": "--max-model-len", "value": max_len,
          "why": "longest prompt + output accepted; bounds the KV a single request may hold"},
         {"flag": "--gpu-memory-utilization", "value": util,

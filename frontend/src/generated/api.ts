@@ -5690,8 +5690,11 @@ export interface components {
         SweepGrid: {
             gpu?: string[];
             tensor_parallel?: components["schemas"]["TensorParallelEnum"][];
+            /** @description Pipeline stages */
             pipeline_parallel?: number[];
+            /** @description Data-parallel ranks */
             data_parallel?: number[];
+            /** @description 1 or tensor_parallel × data_parallel of the same point, dividing the routed experts; any other combination is an infeasible point with the reason */
             expert_parallel?: number[];
             replicas?: number[];
             max_num_seqs?: number[];
@@ -5704,8 +5707,11 @@ export interface components {
         SweepGridRequest: {
             gpu?: string[];
             tensor_parallel?: components["schemas"]["TensorParallelEnum"][];
+            /** @description Pipeline stages */
             pipeline_parallel?: number[];
+            /** @description Data-parallel ranks */
             data_parallel?: number[];
+            /** @description 1 or tensor_parallel × data_parallel of the same point, dividing the routed experts; any other combination is an infeasible point with the reason */
             expert_parallel?: number[];
             replicas?: number[];
             max_num_seqs?: number[];
