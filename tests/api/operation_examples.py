@@ -102,11 +102,14 @@ class Ctx:
         return GAME_CAUSES[DiagnosisScenario.objects.get(slug=self.scenario()).game].values[0]
 
     # --- the learner's own objects -----------------------------------------------------------------------------
+    def chapter_deck(self) -> str:
+        """The smallest chapter deck with cards."""
+        decks = self.ok("get", "/api/v1/flashcards/decks/")
+        return min((d for d in decks if d["total"] > 0 and d["kind"] == "chapter"), key=lambda d: d["total"])["slug"]
+
     def card(self) -> int:
         def make():
-            decks = self.ok("get", "/api/v1/flashcards/decks/")
-            deck = min((d for d in decks if d["total"] > 0 and d["kind"] == "chapter"), key=lambda d: d["total"])
-            self.ok("post", f"/api/v1/flashcards/decks/{deck['slug']}/add/")
+            self.ok("post", f"/api/v1/flashcards/decks/{self.chapter_deck()}/add/")
             return self.ok("get", "/api/v1/flashcards/due/?limit=1")["cards"][0]["card_id"]
 
         return self.once("card", make)
@@ -118,6 +121,12 @@ class Ctx:
             return card
 
         return self.once("reviewed", make)
+
+    def own_card(self) -> int:
+        return self.once("own_card", lambda: self.ok("post", "/api/v1/flashcards/own/", OWN_CARD)["card_id"])
+
+    def preset(self) -> int:
+        return self.once("preset", lambda: self.ok("post", "/api/v1/flashcards/presets/", PRESET)["id"])
 
     def session(self) -> str:
         return self.once("session", lambda: self.ok("post", "/api/v1/practice/sessions/", {
@@ -175,6 +184,13 @@ class Ctx:
         return str(sweeps.sweep_job_create(user=self.user, request={**SWEEP, "grid": {"max_num_seqs": [8, 16]},
                                                                     "seed": 0}).id)
 
+    def anki_package(self) -> bytes:
+        """Our own .apkg export of a reviewed card: an Anki package the importer takes."""
+        self.reviewed_card()
+        response = self.client.get("/api/v1/flashcards/export/?format=apkg")
+        assert response.status_code == 200, response.content[:500]
+        return response.content
+
     def export(self) -> dict:
         return self.once("export", lambda: (self.reviewed_card(), self.ok("get", "/api/v1/flashcards/export/"))[1])
 
@@ -224,6 +240,9 @@ NODE = {"name": "gpu-a", "allocatable": {"cpu": 190, "memory_gib": 1900, "gpu": 
         "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]}
 POD = {"requests": {"cpu": 8, "memory_gib": 64, "gpu": 2}, "limits": {"cpu": 8, "memory_gib": 64, "gpu": 2}}
 NO_SUCH_MODEL = {"model": "no-such-model"}
+OWN_CARD = {"kind": "basic", "front": "What does PagedAttention page?", "back": "The KV cache.", "deck": "all"}
+PRESET = {"name": "Before the interview", "desired_retention": 0.95, "new_cards_per_day": 40,
+          "max_reviews_per_day": 400, "learning_steps": [1, 10], "relearning_steps": [10]}
 
 
 def _simulator(body: dict, bad: dict | None = None) -> Example:
@@ -346,13 +365,12 @@ EXAMPLES: dict[str, Example] = {
                                             bad=Bad(body={"card_ids": [], "action": "suspend"}, status=400)),
     "flashcards_deck_tree_retrieve": Example(bad=Bad(who="anonymous")),
     "flashcards_decks_list": Example(bad=Bad(who="anonymous")),
-    "flashcards_decks_add_create": Example(
-        path=lambda c: {"slug": min((d for d in c.ok("get", "/api/v1/flashcards/decks/") if d["kind"] == "chapter"
-                                     and d["total"] > 0), key=lambda d: d["total"])["slug"]},
-        bad=Bad(path={"slug": MISSING}, status=404)),
+    "flashcards_decks_add_create": Example(path=lambda c: {"slug": c.chapter_deck()},
+                                           bad=Bad(path={"slug": MISSING}, status=404)),
     "flashcards_due_retrieve": Example(query={"limit": 5}, bad=Bad(query={"limit": 0}, status=400)),
     "flashcards_export_retrieve": Example(query={"format": "json"}, bad=Bad(query={"format": "xml"}, status=400)),
     "flashcards_import_create": Example(body=Ctx.export, bad=Bad(body={"format": "x"}, status=400)),
+    "flashcards_import_apkg_create": Example(body=Ctx.anki_package, bad=Bad(body=b"not a zip file", status=400)),
     "flashcards_optimize_create": Example(
         setup=lambda c: c.monkeypatch.setattr("apps.flashcards.optimization.MIN_REVIEWS", 0), bad=Bad(who="anonymous")),
     "flashcards_optimize_retrieve": Example(path=lambda c: {"job_id": c.optimization()},
@@ -362,6 +380,23 @@ EXAMPLES: dict[str, Example] = {
     "flashcards_optimize_discard_create": Example(path=lambda c: {"job_id": c.optimization()},
                                                   bad=Bad(path={"job_id": uuid.UUID(int=1)}, status=404)),
     "flashcards_stats_retrieve": Example(bad=Bad(who="anonymous")),
+    "flashcards_own_create": Example(body=OWN_CARD, bad=Bad(body={**OWN_CARD, "front": ""}, status=400)),
+    "flashcards_own_retrieve": Example(path=lambda c: {"card_id": c.own_card()},
+                                       bad=Bad(path={"card_id": 2**63}, status=404)),
+    "flashcards_own_partial_update": Example(path=lambda c: {"card_id": c.own_card()}, body={"back": "Its KV cache."},
+                                             bad=Bad(body={"deck": "Not A Slug"}, status=400)),
+    "flashcards_own_destroy": Example(path=lambda c: {"card_id": c.own_card()},
+                                      bad=Bad(path={"card_id": 2**63}, status=404)),
+    "flashcards_presets_list": Example(setup=lambda c: c.preset(), bad=Bad(who="anonymous")),
+    "flashcards_presets_create": Example(body=PRESET, bad=Bad(body={**PRESET, "desired_retention": 2}, status=400)),
+    "flashcards_presets_retrieve": Example(path=lambda c: {"preset_id": c.preset()},
+                                           bad=Bad(path={"preset_id": 999_999_999}, status=404)),
+    "flashcards_presets_partial_update": Example(path=lambda c: {"preset_id": c.preset()}, body={"new_cards_per_day": 30},
+                                                 bad=Bad(body={"learning_steps": ["soon"]}, status=400)),
+    "flashcards_presets_destroy": Example(path=lambda c: {"preset_id": c.preset()},
+                                          bad=Bad(path={"preset_id": 999_999_999}, status=404)),
+    "flashcards_decks_preset_update": Example(path=lambda c: {"slug": c.chapter_deck()}, body=lambda c: {"preset": c.preset()},
+                                              bad=Bad(path={"slug": MISSING}, status=404)),
     "srs_settings_retrieve": Example(bad=Bad(who="anonymous")),
     "srs_settings_partial_update": Example(body={"desired_retention": 0.85}, bad=Bad(body={"desired_retention": 2},
                                                                                      status=400)),
@@ -413,7 +448,8 @@ EXAMPLES: dict[str, Example] = {
          "pool_max_nodes": 10, "namespace_gpu_quota": 10, "namespace_gpus_used": 4}, {"gpus_per_replica": 0}),
     "simulators_k8s_rotation_create": _simulator({"nodes": 4, "gpus_per_replica": 2, "replicas": 16,
                                                   "replicas_needed": 12, "pdb_min_available": 12}, {"nodes": -1}),
-    "simulators_k8s_manifest_create": _simulator({"tp": 2}, {"yaml": "kind: [\n"}),
+    "simulators_k8s_manifest_create": _simulator({"model": "meta-llama/Llama-3.1-8B-Instruct", "tp": 2},
+                                                 {"tp": 0}),
     "simulators_sweeps_list": Example(bad=Bad(who="anonymous")),
     "simulators_sweeps_create": Example(body={**SWEEP, "grid": {"max_num_seqs": [8, 16]}},
                                         bad=Bad(body={**SWEEP, "grid": {}}, status=400)),
