@@ -7,7 +7,8 @@ Usage: summarize.py <results.json>; exit status 0 always (the figures are the ou
   two requests, so the endpoint is judged on p95 instead, and the table says so ("p95*" and the sample count).
 - A stage passes when every endpoint in it passes.
 - The ceiling of a scenario is its highest stage throughput; the driver stops raising the concurrency once two
-  stages in a row have not beaten the best earlier stage by PLATEAU_GAIN (`still_rising`).
+  stages in a row have not beaten the best earlier stage by PLATEAU_GAIN (`still_rising`). When the stages run out
+  before that, the report says the ceiling may be a lower bound.
 - The sustained rate is the throughput of the highest stage at which that stage and every lower one passed.
 """
 
@@ -127,7 +128,8 @@ def report(results: dict) -> list[str]:
                                  f"err {e['errors']:>3}  judged on {mark}: {'pass' if e['passed'] else 'FAIL'}")
         held = sustained(stages)
         lines.append(f"ceiling {top['rps']:.1f} req/s at concurrency {top['concurrency']}"
-                     + ("" if not rising else " (still rising at the last stage: a lower bound)") if top else
+                     + ("" if not rising else " (the stages ran out before two stages in a row gained < 5 %: "
+                                             "may be a lower bound)") if top else
                      "no stages")
         lines.append(f"sustained {held['rps']:.1f} req/s at concurrency {held['concurrency']}" if held else
                      "sustained: none (the lowest stage failed)")
