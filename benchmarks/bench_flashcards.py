@@ -1,7 +1,9 @@
 """Due-queue and review latency through the API for one learner with 50,000 cards and 200,000 review logs.
 
 Run: .venv/bin/python benchmarks/bench_flashcards.py   (targets: due-queue median < 20 ms; card-browser search and
-deck-tree counts median < 30 ms each). The cards sit in a tree of 10 part decks and 50 chapter decks plus "all".
+deck-tree counts median < 30 ms each, the deck tree again with deck option presets assigned). The cards sit in a
+tree of 10 part decks and 50 chapter decks plus "all". Cram (the weakest cards of a chapter and of a part) is timed
+without a target.
 Uses DATABASE_URL when set (the bench user and its cards are removed afterwards), otherwise a fresh SQLite file
 in a temporary folder. Migrates first. Bounded: well under 3 minutes on the project's 2-core machine.
 """
@@ -143,6 +145,24 @@ def main() -> None:
                   for _ in range(8) for query in searches]
         print(f"GET  /flashcards/cards/ (search)       {percentiles(search)}   target median < 30 ms: "
               f"{'met' if statistics.median(search) < 30 else 'MISSED'}")
+        cram = [timed(lambda query=query: client.get(f"/api/v1/flashcards/cram/{query}"))
+                for _ in range(5) for query in ("?deck=bench-chapter-3", "?deck=bench-part-2")]
+        print(f"GET  /flashcards/cram/ (chapter, part) {percentiles(cram)}")
+        # Deck option presets: one on a part (covering its 5 chapters) and one on a chapter of another part; the
+        # tree then counts today's reviews per preset deck and caps each node by its presets
+        for slug, name in (("bench-part-1", "Bench strict"), ("bench-chapter-30", "Bench generous")):
+            created = client.post("/api/v1/flashcards/presets/", {
+                "name": name, "new_cards_per_day": 5, "max_reviews_per_day": 500, "desired_retention": 0.9,
+                "learning_steps": [1, 10], "relearning_steps": [10]}, content_type="application/json").json()
+            client.put(f"/api/v1/flashcards/decks/{slug}/preset/", {"preset": created["id"]},
+                       content_type="application/json")
+        preset_tree = [timed(lambda: client.get("/api/v1/flashcards/deck-tree/")) for _ in range(40)]
+        print(f"GET  /flashcards/deck-tree/ (presets)  {percentiles(preset_tree)}   target median < 30 ms: "
+              f"{'met' if statistics.median(preset_tree) < 30 else 'MISSED'}")
+        preset_due = [timed(lambda: client.get("/api/v1/flashcards/due/?limit=20&deck=bench-chapter-6"))
+                      for _ in range(40)]
+        print(f"GET  /flashcards/due/ (preset deck)    {percentiles(preset_due)}   target median < 20 ms: "
+              f"{'met' if statistics.median(preset_due) < 20 else 'MISSED'}")
     finally:
         get_user_model().objects.filter(username=USERNAME).delete()
         Card.objects.filter(source_id__gte=SOURCE_BASE).delete()
