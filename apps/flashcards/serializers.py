@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from apps.core.serializers import documented_json
 from apps.flashcards.models import NOTE_MAX_CHARS, CardState, Flag, SourceType, SrsSettings
-from apps.flashcards.own_cards import BACK_MAX_CHARS, FRONT_MAX_CHARS
+from apps.flashcards.own_cards import BACK_MAX_CHARS, FRONT_MAX_CHARS, KINDS
 from apps.flashcards.transfer import FORMAT_NAME, FORMAT_VERSION, MAX_AFTER_KEYS
 
 MAX_STEP_MINUTES = 1440 * 7
@@ -24,8 +24,8 @@ class ReviewInputSerializer(serializers.Serializer):
 
 
 class OwnCardInputSerializer(serializers.Serializer):
-    kind = serializers.CharField(max_length=10, help_text="basic, or cloze: deletions written {{c1::answer}} or "
-                                                          "{{c1::answer::hint}} in the front")
+    kind = serializers.ChoiceField(choices=KINDS, help_text="basic, or cloze: deletions written {{c1::answer}} or "
+                                                            "{{c1::answer::hint}} in the front")
     front = serializers.CharField(max_length=FRONT_MAX_CHARS, help_text="Markdown")
     back = serializers.CharField(max_length=BACK_MAX_CHARS, allow_blank=True, required=False, default="",
                                  help_text="Markdown; a cloze card's extra text, shown after the answer")

@@ -2445,7 +2445,7 @@ export interface components {
          */
         Diagnosis: {
             slug: string;
-            game: components["schemas"]["GameEnum"];
+            game: components["schemas"]["InvestigationGameEnum"];
             symptom: string;
             details?: string;
             readonly evidence: components["schemas"]["EvidenceMenuItem"][];
@@ -2823,13 +2823,23 @@ export interface components {
         };
         EvidenceItem: {
             key: string;
-            kind: components["schemas"]["KindB0aEnum"];
+            kind: components["schemas"]["EvidenceKindEnum"];
             label: string;
             text: string;
         };
+        /**
+         * @description * `events` - Events
+         *     * `logs` - Logs
+         *     * `metrics` - Metrics
+         *     * `config` - Config
+         *     * `profile` - Profile
+         *     * `workload` - Workload
+         * @enum {string}
+         */
+        EvidenceKindEnum: "events" | "logs" | "metrics" | "config" | "profile" | "workload";
         EvidenceMenuItem: {
             key: string;
-            kind: components["schemas"]["KindB0aEnum"];
+            kind: components["schemas"]["EvidenceKindEnum"];
             label: string;
         };
         /** @description The right key in answer terms (keys.grade): the fields of the question's kind; none for open questions. */
@@ -3133,12 +3143,6 @@ export interface components {
              */
             status?: components["schemas"]["ContentStatusEnum"];
         };
-        /**
-         * @description * `diagnosis` - Diagnosis game
-         *     * `k8s-incident` - Kubernetes incident game
-         * @enum {string}
-         */
-        GameEnum: "diagnosis" | "k8s-incident";
         Goodput: {
             /**
              * Format: double
@@ -3395,6 +3399,12 @@ export interface components {
             bias: boolean;
             learned_position_embeddings?: number | null;
         };
+        /**
+         * @description * `diagnosis` - Diagnosis game
+         *     * `k8s-incident` - Kubernetes incident game
+         * @enum {string}
+         */
+        InvestigationGameEnum: "diagnosis" | "k8s-incident";
         InvestigationResult: {
             correct: boolean;
             /**
@@ -3847,16 +3857,6 @@ export interface components {
             unit?: string;
             source?: string;
         };
-        /**
-         * @description * `events` - Events
-         *     * `logs` - Logs
-         *     * `metrics` - Metrics
-         *     * `config` - Config
-         *     * `profile` - Profile
-         *     * `workload` - Workload
-         * @enum {string}
-         */
-        KindB0aEnum: "events" | "logs" | "metrics" | "config" | "profile" | "workload";
         /**
          * @description * `bf16` - bf16
          *     * `fp16` - fp16
@@ -4321,8 +4321,13 @@ export interface components {
             back_html: string;
         };
         OwnCardInputRequest: {
-            /** @description basic, or cloze: deletions written {{c1::answer}} or {{c1::answer::hint}} in the front */
-            kind: string;
+            /**
+             * @description basic, or cloze: deletions written {{c1::answer}} or {{c1::answer::hint}} in the front
+             *
+             *     * `basic` - basic
+             *     * `cloze` - cloze
+             */
+            kind: components["schemas"]["OwnCardKindEnum"];
             /** @description Markdown */
             front: string;
             /**
@@ -4333,6 +4338,12 @@ export interface components {
             /** @description The deck it goes in (a chapter, topic or part; or all) */
             deck: string;
         };
+        /**
+         * @description * `basic` - basic
+         *     * `cloze` - cloze
+         * @enum {string}
+         */
+        OwnCardKindEnum: "basic" | "cloze";
         PagedKVInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
             model?: string;
@@ -4742,8 +4753,13 @@ export interface components {
             status?: components["schemas"]["ContentStatusEnum"];
         };
         PatchedOwnCardInputRequest: {
-            /** @description basic, or cloze: deletions written {{c1::answer}} or {{c1::answer::hint}} in the front */
-            kind?: string;
+            /**
+             * @description basic, or cloze: deletions written {{c1::answer}} or {{c1::answer::hint}} in the front
+             *
+             *     * `basic` - basic
+             *     * `cloze` - cloze
+             */
+            kind?: components["schemas"]["OwnCardKindEnum"];
             /** @description Markdown */
             front?: string;
             /**
