@@ -62,7 +62,8 @@ def test_two_node_expert_parallel_deployment_is_a_leaderworkerset_of_data_parall
     assert '"--data-parallel-size-local" "4" "--data-parallel-backend" "ray"' in leader
     assert "--distributed-executor-backend" not in leader
     assert km.check(r.kubernetes_yaml) == []
-    assert "a LeaderWorkerSet of 2 pods × 8 GPUs" in r.derivation
+    assert "a LeaderWorkerSet of 2 pods × 8 GPUs (needs the LeaderWorkerSet controller" in r.derivation
+    assert "each data-parallel rank inside one node" in r.derivation  # the builder's limit, stated
 
 
 def test_wide_expert_parallelism_over_32_gpus():

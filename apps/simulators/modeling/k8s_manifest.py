@@ -354,8 +354,8 @@ NOTES: list[tuple[str, str]] = [
                     "the serving pod must tolerate the taint to land there."),
     ("terminationGracePeriodSeconds", "Time for in-flight streams to finish after the pod leaves the Service's "
                                       "endpoints; the default 30 s cuts long generations."),
-    ("args", "The vllm serve flags; --tensor-parallel-size × --pipeline-parallel-size must equal the GPUs of the "
-             "replica."),
+    ("args", "The vllm serve flags; --tensor-parallel-size × --pipeline-parallel-size × --data-parallel-size must "
+             "equal the GPUs of the replica."),
     ("image", "Pin a version: the engine's flags change between releases, and latest makes every restart a "
               "possible upgrade."),
     ("requests.nvidia.com/gpu", "Whole GPUs, equal to the tensor-parallel size. For extended resources the request "

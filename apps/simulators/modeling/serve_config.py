@@ -110,7 +110,9 @@ def _pods(par: Parallelism) -> str:
     nodes = -(-par.gpus // GPUS_PER_NODE)
     if nodes == 1:
         return f"one pod with {par.gpus} GPU{'s' if par.gpus > 1 else ''}"
-    return f"a LeaderWorkerSet of {nodes} pods × {GPUS_PER_NODE} GPUs"
+    return (f"a LeaderWorkerSet of {nodes} pods × {GPUS_PER_NODE} GPUs (needs the LeaderWorkerSet controller and Ray "
+            "in the image; this builder keeps each data-parallel rank inside one node and serves one endpoint from "
+            "the leader)")
 
 
 def _layout_flags(model: ModelSpec, par: Parallelism) -> list[dict]:
