@@ -38,6 +38,7 @@ def test_kubernetes_chapter_to_the_incident_game_signed_in_is_scored_and_saved(s
     page.goto(f"{site.url}/learn/kubernetes-gpu-scheduling")
     page.get_by_role("link", name="Kubernetes incident game").click()
     expect(page).to_have_url(re.compile(r"/practice/incidents$"))
+    expect(page).to_have_title("Kubernetes incident game · Practice · LLM-serving kit")
     expect(page.get_by_test_id("investigation-signed-out")).to_have_count(0)
     expect(page.locator(".symptom")).to_contain_text("CrashLoopBackOff within seconds")
     evidence = page.get_by_role("group", name="Evidence")

@@ -17,6 +17,7 @@ def test_chapter_to_manifest_explorer_edit_and_check(site, desktop):
     page.goto(f"{site.url}/learn/vllm-on-kubernetes")
     page.get_by_role("region", name="In the Lab").get_by_role("link", name="k8s-manifest").click()
     expect(page).to_have_url(re.compile(r"/lab/k8s-manifest"))
+    expect(page).to_have_title("Manifest explorer · Lab · LLM-serving kit")
     expect(page.get_by_test_id("k8s-kinds")).to_have_text("Deployment, Service, HorizontalPodAutoscaler")
     expect(page.get_by_test_id("k8s-mistakes")).to_have_text("none")
     manifest = page.get_by_role("list", name="Annotated manifests")
