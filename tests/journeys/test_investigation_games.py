@@ -56,6 +56,9 @@ def test_kubernetes_chapter_to_the_incident_game_signed_in_is_scored_and_saved(s
         "Not quite: it is probes that give up before the model has loaded")
     expect(page.get_by_test_id("investigation-score")).to_have_text("Score 0 % after 0 questions · saved to your account")
     expect(page.get_by_test_id("investigation-tally")).to_contain_text("1/2 right, score 0.8")
+    history = page.get_by_test_id("investigation-history")
+    expect(history.locator("li")).to_have_count(2)
+    expect(history.locator("li").first).to_have_text("k8s-liveness-kills-long-load: wrong, score 0 % after 0 questions")
     saved = page.request.get(f"{site.url}/api/v1/diagnosis/attempts/").json()
     assert [(a["scenario"], a["score"]) for a in saved["results"]] == [
         ("k8s-liveness-kills-long-load", 0.0), ("k8s-crashloop-removed-flag", 0.8)]

@@ -30,10 +30,18 @@ export default function Investigation({ game, title, intro, colours = {} }: Prop
   const [picked, setPicked] = useState("");
   const [error, setError] = useState("");
   const [tally, setTally] = useState({ right: 0, played: 0, score: 0 });
+  const [history, setHistory] = useState<Schemas["Attempt"][]>([]);
 
   useEffect(() => {
     api<Page<Scenario>>(`/diagnosis/?game=${game}&page_size=200`).then((data) => setScenarios(data.results)).catch(() => setScenarios([]));
   }, [game]);
+
+  useEffect(() => {
+    if (!user) return;
+    api<Page<Schemas["Attempt"]>>("/diagnosis/attempts/?page_size=50")
+      .then((data) => setHistory(data.results.filter((a) => a.game === game && a.finished_at)))
+      .catch(() => setHistory([]));
+  }, [user, game, result]);
 
   const headers = (a: Attempt): Record<string, string> => (a.token ? { "X-Attempt-Token": a.token } : {});
 
@@ -150,6 +158,16 @@ export default function Investigation({ game, title, intro, colours = {} }: Prop
           ) : (
             <p><strong>Done: {tally.right} of {tally.played} right, score {tally.score.toFixed(1)}.</strong></p>
           )}
+        </section>
+      )}
+      {user && history.length > 0 && (
+        <section className="investigation-history" data-testid="investigation-history">
+          <h2>Your recent attempts</h2>
+          <ul>
+            {history.slice(0, 10).map((a) => (
+              <li key={a.id}>{a.scenario}: {a.correct ? "right" : "wrong"}, score {percent(a.score)} after {a.asked.length} question{a.asked.length === 1 ? "" : "s"}</li>
+            ))}
+          </ul>
         </section>
       )}
     </section>
