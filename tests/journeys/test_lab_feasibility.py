@@ -38,6 +38,8 @@ def _infeasible_then_fixed(page, base_url: str, kind: str) -> None:
     curve = page.locator("svg[aria-label^='Throughput vs latency']")
     expect(curve).to_be_visible()
     step = page.get_by_test_id("step-seconds").inner_text()
+    page.get_by_test_id("step-seconds").scroll_into_view_if_needed()
+    shot(page, f"lab-feasible-{kind}")
     assert re.match(r"^\d", step), step
 
     page.reload()

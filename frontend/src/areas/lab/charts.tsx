@@ -1,10 +1,21 @@
-// Small SVG charts in the one visual language: colours come from the CSS variables, every chart has a legend.
-import type { ReactNode } from "react";
+// Every Lab chart is drawn with Recharts: axes with ticks, a tooltip on hover, and a legend, in the one visual
+// language (colours from the CSS variables). Each chart's <svg> carries role="img" and its title as aria-label.
+import {
+  Bar, BarChart, CartesianGrid, Cell, ComposedChart, LabelList, Line, ReferenceDot, ReferenceLine, ResponsiveContainer,
+  Scatter, ScatterChart, Tooltip, XAxis, YAxis,
+} from "recharts";
 
 export const C = {
   prefill: "var(--c-prefill)", decode: "var(--c-decode)", kv: "var(--c-kv)", weights: "var(--c-weights)",
   tokens: "var(--c-tokens)", compute: "var(--c-compute)", memory: "var(--c-memory)",
   communication: "var(--c-communication)", waste: "var(--c-waste)",
+};
+
+const TICK = { fill: "var(--fg-soft)", fontSize: 11 };
+const AXIS = { stroke: "var(--fg-soft)" };
+const TOOLTIP = {
+  contentStyle: { background: "var(--bg)", border: "1px solid var(--border)", color: "var(--fg)", fontSize: 12 },
+  labelStyle: { color: "var(--fg)" },
 };
 
 export function Legend({ items }: { items: { label: string; color: string }[] }) {
@@ -17,48 +28,74 @@ export function Legend({ items }: { items: { label: string; color: string }[] })
   );
 }
 
+/** A compact number for axis ticks: 1.2k, 3.4M, 0.05. */
+export function tickNum(v: number): string {
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  for (const [scale, suffix] of [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]] as const) {
+    if (a >= scale) return `${Number((v / scale).toPrecision(3))}${suffix}`;
+  }
+  return a >= 1 ? String(Number(v.toPrecision(3))) : String(Number(v.toPrecision(2)));
+}
+
 export interface Segment { key: string; label: string; value: number; color: string; text: string }
 
-/** One horizontal bar split into segments (memory breakdown). */
-export function StackedBar({ segments, total, title }: { segments: Segment[]; total: number; title: string }) {
-  const sum = Math.max(total, segments.reduce((a, s) => a + Math.max(s.value, 0), 0), 1);
-  let x = 0;
+/** One horizontal bar split into segments (memory breakdown), with an optional capacity line. */
+export function StackedBar({ segments, total, title, capacity }: { segments: Segment[]; total: number; title: string; capacity?: { value: number; label: string } }) {
+  const row: Record<string, number | string> = { name: "per GPU" };
+  for (const s of segments) row[s.key] = Math.max(s.value, 0);
+  const sum = Math.max(total, segments.reduce((a, s) => a + Math.max(s.value, 0), 0), capacity?.value ?? 0, 1);
   return (
     <figure className="lab-chart">
       <figcaption>{title}</figcaption>
-      <svg viewBox="0 0 600 40" role="img" aria-label={title} className="lab-bar">
-        {segments.map((s) => {
-          const w = (Math.max(s.value, 0) / sum) * 600;
-          const rect = <rect key={s.key} x={x} y={4} width={w} height={32} style={{ fill: s.color }}><title>{s.text}</title></rect>;
-          x += w;
-          return rect;
-        })}
-      </svg>
+      <ResponsiveContainer width="100%" height={capacity ? 78 : 64}>
+        <BarChart data={[row]} layout="vertical" role="img" aria-label={title} margin={{ top: capacity ? 16 : 4, right: 16, bottom: 0, left: 0 }}>
+          <XAxis type="number" domain={[0, sum]} tick={TICK} tickFormatter={(v: number) => `${tickNum(v)}B`} {...AXIS} />
+          <YAxis type="category" dataKey="name" hide />
+          <Tooltip {...TOOLTIP} cursor={false} formatter={(_v, _n, item) => [segments.find((s) => s.key === item.dataKey)?.text ?? "", ""]} />
+          {segments.map((s) => <Bar key={s.key} dataKey={s.key} stackId="m" fill={s.color} name={s.label} isAnimationActive={false} />)}
+          {capacity && <ReferenceLine x={capacity.value} stroke="var(--fg)" strokeDasharray="4 3" strokeWidth={2}
+            label={{ value: capacity.label, position: "top", fill: "var(--fg)", fontSize: 11 }} />}
+        </BarChart>
+      </ResponsiveContainer>
       <ul className="lab-legend">
         {segments.map((s) => (
           <li key={s.key} data-testid={`segment-${s.key}`}><span className="lab-swatch" style={{ background: s.color }} />{s.text}</li>
         ))}
+        {capacity && <li data-testid="segment-capacity"><span className="lab-swatch lab-swatch-line" />{capacity.label}</li>}
       </ul>
     </figure>
   );
 }
 
-const W = 600, H = 300, PAD = { l: 64, r: 16, t: 16, b: 40 };
-const log10 = (v: number) => Math.log10(Math.max(v, 1e-300));
-
-function ticks(lo: number, hi: number, log: boolean): number[] {
-  if (log) {
-    const out: number[] = [];
-    for (let e = Math.ceil(log10(lo)); e <= Math.floor(log10(hi)); e++) out.push(10 ** e);
-    return out.length > 7 ? out.filter((_, i) => i % 2 === 0) : out;
-  }
-  const step = (hi - lo) / 4;
-  return [0, 1, 2, 3, 4].map((i) => lo + i * step);
+/** Horizontal bars with their names on the axis and each bar's value written beside it (nothing clipped). */
+export function HBars({ title, bars, fmt }: { title: string; bars: { label: string; value: number; color: string }[]; fmt: (v: number) => string }) {
+  const width = Math.max(...bars.map((b) => b.label.length)) * 7 + 12;
+  return (
+    <figure className="lab-chart">
+      <figcaption>{title}</figcaption>
+      <ResponsiveContainer width="100%" height={bars.length * 34 + 30}>
+        <BarChart data={bars} layout="vertical" role="img" aria-label={title} margin={{ top: 4, right: 72, bottom: 4, left: 4 }}>
+          <CartesianGrid horizontal={false} stroke="var(--border)" />
+          <XAxis type="number" tick={TICK} tickFormatter={(v: number) => fmt(v)} {...AXIS} />
+          <YAxis type="category" dataKey="label" tick={TICK} width={width} {...AXIS} />
+          <Tooltip {...TOOLTIP} cursor={{ fill: "var(--bg-soft)" }} formatter={(v) => [fmt(Number(v)), ""]} />
+          <Bar dataKey="value" isAnimationActive={false}>
+            {bars.map((b) => <Cell key={b.label} fill={b.color} />)}
+            <LabelList dataKey="value" position="right" formatter={(v) => fmt(Number(v))} style={TICK} />
+          </Bar>
+        </BarChart>
+      </ResponsiveContainer>
+    </figure>
+  );
 }
 
-function scale(lo: number, hi: number, a: number, b: number, log: boolean) {
-  const [l, h] = log ? [log10(lo), log10(hi)] : [lo, hi];
-  return (v: number) => a + ((log ? log10(v) : v) - l) / ((h - l) || 1) * (b - a);
+const log10 = (v: number) => Math.log10(Math.max(v, 1e-300));
+
+function logTicks(lo: number, hi: number): number[] {
+  const out: number[] = [];
+  for (let e = Math.ceil(log10(lo)); e <= Math.floor(log10(hi)); e++) out.push(10 ** e);
+  return out.length > 7 ? out.filter((_, i) => i % 2 === 0) : out;
 }
 
 export interface Series { label: string; color: string; points: [number, number][]; dashed?: boolean }
@@ -66,44 +103,43 @@ export interface Series { label: string; color: string; points: [number, number]
 interface PlotProps {
   title: string; series: Series[]; xLabel: string; yLabel: string; logX?: boolean; logY?: boolean;
   fmtX?: (v: number) => string; fmtY?: (v: number) => string; markers?: { x: number; y: number; label: string; color: string }[];
-  children?: ReactNode; xDomain?: [number, number]; yDomain?: [number, number];
+  xDomain?: [number, number]; yDomain?: [number, number];
 }
 
 /** A line chart (log or linear axes) with optional labelled markers. */
-export function Plot({ title, series, xLabel, yLabel, logX, logY, fmtX = String, fmtY = String, markers = [], xDomain, yDomain }: PlotProps) {
-  const xs = series.flatMap((s) => s.points.map((p) => p[0])).concat(markers.map((m) => m.x)).filter((v) => !logX || v > 0);
-  const ys = series.flatMap((s) => s.points.map((p) => p[1])).concat(markers.map((m) => m.y)).filter((v) => !logY || v > 0);
+export function Plot({ title, series, xLabel, yLabel, logX, logY, fmtX = tickNum, fmtY = tickNum, markers = [], xDomain, yDomain }: PlotProps) {
+  const keep = (p: [number, number]) => (!logX || p[0] > 0) && (!logY || p[1] > 0);
+  const xs = series.flatMap((s) => s.points.filter(keep).map((p) => p[0])).concat(markers.map((m) => m.x)).filter((v) => !logX || v > 0);
+  const ys = series.flatMap((s) => s.points.filter(keep).map((p) => p[1])).concat(markers.map((m) => m.y)).filter((v) => !logY || v > 0);
   if (!xs.length || !ys.length) return <figure className="lab-chart"><figcaption>{title}</figcaption><p>No data.</p></figure>;
-  const [x0, x1] = xDomain ?? [Math.min(...xs), Math.max(...xs)];
-  const [y0, y1] = yDomain ?? [logY ? Math.min(...ys) : Math.min(0, ...ys), Math.max(...ys) * (logY ? 1 : 1.05)];
-  const sx = scale(x0, x1 === x0 ? x0 * 10 : x1, PAD.l, W - PAD.r, !!logX);
-  const sy = scale(y0, y1 === y0 ? y0 * 10 : y1, H - PAD.b, PAD.t, !!logY);
+  const x = xDomain ?? [Math.min(...xs), Math.max(...xs)];
+  const y = yDomain ?? [logY ? Math.min(...ys) : Math.min(0, ...ys), Math.max(...ys) * (logY ? 1 : 1.05)];
+  if (x[1] === x[0]) x[1] = x[0] === 0 ? 1 : x[0] * 10;
+  if (y[1] === y[0]) y[1] = y[0] === 0 ? 1 : y[0] * 10;
   return (
     <figure className="lab-chart">
       <figcaption>{title}</figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={title}>
-        <line x1={PAD.l} y1={H - PAD.b} x2={W - PAD.r} y2={H - PAD.b} className="lab-axis" />
-        <line x1={PAD.l} y1={PAD.t} x2={PAD.l} y2={H - PAD.b} className="lab-axis" />
-        {ticks(x0, x1, !!logX).map((t) => (
-          <text key={`x${t}`} x={sx(t)} y={H - PAD.b + 16} className="lab-tick" textAnchor="middle">{fmtX(t)}</text>
-        ))}
-        {ticks(y0, y1, !!logY).map((t) => (
-          <text key={`y${t}`} x={PAD.l - 6} y={sy(t) + 4} className="lab-tick" textAnchor="end">{fmtY(t)}</text>
-        ))}
-        <text x={(PAD.l + W - PAD.r) / 2} y={H - 6} className="lab-tick" textAnchor="middle">{xLabel}</text>
-        <text x={14} y={(PAD.t + H - PAD.b) / 2} className="lab-tick" textAnchor="middle" transform={`rotate(-90 14 ${(PAD.t + H - PAD.b) / 2})`}>{yLabel}</text>
-        {series.map((s) => (
-          <polyline key={s.label} fill="none" strokeWidth={2.5} strokeDasharray={s.dashed ? "6 4" : undefined}
-            style={{ stroke: s.color }}
-            points={s.points.filter((p) => (!logX || p[0] > 0) && (!logY || p[1] > 0)).map((p) => `${sx(p[0])},${sy(p[1])}`).join(" ")} />
-        ))}
-        {markers.map((m) => (
-          <g key={m.label}>
-            <circle cx={sx(m.x)} cy={sy(m.y)} r={6} style={{ fill: m.color }} stroke="var(--bg)" strokeWidth={2}><title>{m.label}</title></circle>
-            <text x={sx(m.x) + 9} y={sy(m.y) - 8} className="lab-tick">{m.label}</text>
-          </g>
-        ))}
-      </svg>
+      <ResponsiveContainer width="100%" height={300}>
+        <ComposedChart role="img" aria-label={title} margin={{ top: 12, right: 24, bottom: 24, left: 12 }}>
+          <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
+          <XAxis type="number" dataKey="x" scale={logX ? "log" : "linear"} domain={x} allowDataOverflow ticks={logX ? logTicks(x[0], x[1]) : undefined}
+            tick={TICK} tickFormatter={fmtX} {...AXIS}
+            label={{ value: xLabel, position: "insideBottom", offset: -14, fill: "var(--fg-soft)", fontSize: 12 }} />
+          <YAxis type="number" dataKey="y" scale={logY ? "log" : "linear"} domain={y} allowDataOverflow ticks={logY ? logTicks(y[0], y[1]) : undefined}
+            tick={TICK} tickFormatter={fmtY} width={64} {...AXIS}
+            label={{ value: yLabel, angle: -90, position: "insideLeft", offset: 4, fill: "var(--fg-soft)", fontSize: 12, style: { textAnchor: "middle" } }} />
+          <Tooltip {...TOOLTIP} labelFormatter={(v) => `${xLabel}: ${fmtX(Number(v))}`}
+            formatter={(v, name) => [fmtY(Number(v)), name]} />
+          {series.map((s) => (
+            <Line key={s.label} name={s.label} data={s.points.filter(keep).map(([px, py]) => ({ x: px, y: py }))} dataKey="y"
+              stroke={s.color} strokeWidth={2.5} strokeDasharray={s.dashed ? "6 4" : undefined} dot={false} isAnimationActive={false} />
+          ))}
+          {markers.map((m) => (
+            <ReferenceDot key={m.label} x={m.x} y={m.y} r={6} fill={m.color} stroke="var(--bg)" strokeWidth={2} ifOverflow="extendDomain"
+              label={{ value: m.label, position: "top", fill: "var(--fg-soft)", fontSize: 11 }} />
+          ))}
+        </ComposedChart>
+      </ResponsiveContainer>
       <Legend items={[...series.map((s) => ({ label: s.label, color: s.color })), ...markers.map((m) => ({ label: m.label, color: m.color }))]} />
     </figure>
   );
@@ -117,7 +153,7 @@ export function Roofline({ peak, bandwidth, points }: { peak: number; bandwidth:
   return (
     <Plot title="Roofline (log-log)" logX logY xLabel="arithmetic intensity (FLOP/byte)" yLabel="FLOP/s"
       fmtX={(v) => v.toExponential(0)} fmtY={(v) => v.toExponential(0)}
-      yDomain={[Math.min(bandwidth * lo, ...points.map((p) => p.flops)) * 0.8, peak * 1.6]}
+      xDomain={[lo, hi]} yDomain={[Math.min(bandwidth * lo, ...points.map((p) => p.flops)) * 0.8, peak * 1.6]}
       series={[
         { label: "memory roof (bandwidth × intensity)", color: C.memory, points: [[lo, bandwidth * lo], [ridge, peak]] },
         { label: "compute roof (peak)", color: C.compute, points: [[ridge, peak], [hi, peak]] },
@@ -129,23 +165,84 @@ export function Roofline({ peak, bandwidth, points }: { peak: number; bandwidth:
 
 /** Vertical bars (per-expert load) with an optional horizontal capacity line. */
 export function Bars({ values, color, title, line, lineLabel }: { values: number[]; color: string; title: string; line?: number; lineLabel?: string }) {
-  const max = Math.max(...values, line ?? 0, 1e-9);
-  const bw = (W - PAD.l - PAD.r) / Math.max(values.length, 1);
-  const y = (v: number) => H - PAD.b - (v / max) * (H - PAD.b - PAD.t);
+  const data = values.map((v, i) => ({ expert: i, v }));
   return (
     <figure className="lab-chart">
       <figcaption>{title}</figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={title}>
-        <line x1={PAD.l} y1={H - PAD.b} x2={W - PAD.r} y2={H - PAD.b} className="lab-axis" />
-        {values.map((v, i) => (
-          <rect key={i} x={PAD.l + i * bw} y={y(v)} width={Math.max(bw - 1, 0.5)} height={H - PAD.b - y(v)}
-            style={{ fill: line !== undefined && v > line ? C.compute : color }}><title>{`expert ${i}: ${v.toFixed(2)} tokens`}</title></rect>
-        ))}
-        {line !== undefined && <line x1={PAD.l} x2={W - PAD.r} y1={y(line)} y2={y(line)} strokeDasharray="6 4" style={{ stroke: C.waste }} strokeWidth={2} />}
-        <text x={PAD.l - 6} y={PAD.t + 10} className="lab-tick" textAnchor="end">{max.toFixed(1)}</text>
-        <text x={(PAD.l + W) / 2} y={H - 8} className="lab-tick" textAnchor="middle">experts (most popular first)</text>
-      </svg>
+      <ResponsiveContainer width="100%" height={280}>
+        <BarChart data={data} role="img" aria-label={title} barCategoryGap={1} margin={{ top: 12, right: 16, bottom: 24, left: 12 }}>
+          <CartesianGrid vertical={false} stroke="var(--border)" strokeDasharray="3 3" />
+          <XAxis dataKey="expert" tick={TICK} {...AXIS} label={{ value: "experts (most popular first)", position: "insideBottom", offset: -14, fill: "var(--fg-soft)", fontSize: 12 }} />
+          <YAxis tick={TICK} tickFormatter={tickNum} {...AXIS} domain={[0, (max: number) => Math.max(max, line ?? 0)]}
+            label={{ value: "tokens", angle: -90, position: "insideLeft", fill: "var(--fg-soft)", fontSize: 12 }} />
+          <Tooltip {...TOOLTIP} labelFormatter={(e) => `expert ${e}`} formatter={(v) => [`${Number(v).toFixed(2)} tokens`, ""]} />
+          <Bar dataKey="v" isAnimationActive={false}>
+            {data.map((d) => <Cell key={d.expert} fill={line !== undefined && d.v > line ? C.compute : color} />)}
+          </Bar>
+          {line !== undefined && <ReferenceLine y={line} stroke={C.waste} strokeDasharray="6 4" strokeWidth={2} />}
+        </BarChart>
+      </ResponsiveContainer>
       <Legend items={[{ label: "expected tokens per expert", color }, { label: "over capacity (dropped)", color: C.compute }, ...(lineLabel ? [{ label: lineLabel, color: C.waste }] : [])]} />
+    </figure>
+  );
+}
+
+/** Counts per bin (latency distributions). */
+export function Histogram({ title, edges, counts, color, unit }: { title: string; edges: number[]; counts: number[]; color: string; unit: string }) {
+  const data = counts.map((c, i) => ({ bin: `${tickNum(edges[i])}–${tickNum(edges[i + 1])}`, mid: (edges[i] + edges[i + 1]) / 2, c }));
+  return (
+    <figure className="lab-chart">
+      <figcaption>{title}</figcaption>
+      <ResponsiveContainer width="100%" height={220}>
+        <BarChart data={data} role="img" aria-label={title} barCategoryGap={1} margin={{ top: 8, right: 16, bottom: 24, left: 8 }}>
+          <CartesianGrid vertical={false} stroke="var(--border)" strokeDasharray="3 3" />
+          <XAxis dataKey="mid" tick={TICK} tickFormatter={(v: number) => tickNum(v)} {...AXIS} minTickGap={16}
+            label={{ value: unit, position: "insideBottom", offset: -14, fill: "var(--fg-soft)", fontSize: 12 }} />
+          <YAxis tick={TICK} allowDecimals={false} width={40} {...AXIS} />
+          <Tooltip {...TOOLTIP} labelFormatter={(_l, payload) => `${payload?.[0]?.payload?.bin ?? ""} ${unit}`} formatter={(v) => [`${v} requests`, ""]} />
+          <Bar dataKey="c" fill={color} isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </figure>
+  );
+}
+
+/** Several series over one shared x (time series). */
+export function TimeSeries({ title, x, series, xUnit }: { title: string; x: number[]; series: { label: string; color: string; values: number[] }[]; xUnit: string }) {
+  return (
+    <Plot title={title} xLabel={xUnit} yLabel="" series={series.map((s) => ({ label: s.label, color: s.color, points: s.values.map((v, i) => [x[i], v]) }))} />
+  );
+}
+
+export interface Dot { x: number; y: number; key: number; highlight: boolean; label: string }
+
+/** Cost against latency, one dot per configuration, the frontier joined. */
+export function ScatterPlot({ title, dots, xLabel, yLabel }: { title: string; dots: Dot[]; xLabel: string; yLabel: string }) {
+  const frontier = dots.filter((d) => d.highlight).sort((a, b) => a.x - b.x);
+  const others = dots.filter((d) => !d.highlight);
+  const dot = (r: number) => (props: unknown) => {
+    const { cx, cy, fill } = props as { cx: number; cy: number; fill: string };
+    return <circle cx={cx} cy={cy} r={r} fill={fill} />;
+  };
+  return (
+    <figure className="lab-chart" data-testid="pareto-plot">
+      <figcaption>{title}</figcaption>
+      <ResponsiveContainer width="100%" height={300}>
+        <ScatterChart role="img" aria-label={title} margin={{ top: 12, right: 24, bottom: 24, left: 12 }}>
+          <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
+          <XAxis type="number" dataKey="x" name={xLabel} tick={TICK} tickFormatter={tickNum} {...AXIS} domain={[0, "auto"]}
+            label={{ value: xLabel, position: "insideBottom", offset: -14, fill: "var(--fg-soft)", fontSize: 12 }} />
+          <YAxis type="number" dataKey="y" name={yLabel} tick={TICK} tickFormatter={tickNum} width={56} {...AXIS} domain={[0, "auto"]}
+            label={{ value: yLabel, angle: -90, position: "insideLeft", fill: "var(--fg-soft)", fontSize: 12, style: { textAnchor: "middle" } }} />
+          <Tooltip {...TOOLTIP} cursor={{ strokeDasharray: "3 3" }} content={({ payload }) => {
+            const d = payload?.[0]?.payload as Dot | undefined;
+            return d ? <div className="lab-tooltip">{d.label}</div> : null;
+          }} />
+          <Scatter name="other points" data={others} fill={C.waste} shape={dot(3)} isAnimationActive={false} />
+          <Scatter name="Pareto frontier (meets SLO)" data={frontier} fill={C.decode} line={{ stroke: C.decode, strokeWidth: 1.5 }} shape={dot(5)} isAnimationActive={false} />
+        </ScatterChart>
+      </ResponsiveContainer>
+      <Legend items={[{ label: "Pareto frontier (meets SLO)", color: C.decode }, { label: "other points", color: C.waste }]} />
     </figure>
   );
 }

@@ -1,5 +1,5 @@
 // Result views shared by the main Lab and the single-tool panels.
-import { C, Plot, Roofline, StackedBar } from "./charts";
+import { C, HBars, Plot, Roofline, StackedBar } from "./charts";
 import { Stat } from "./form";
 import { fmtBytes, fmtNum, fmtRange, fmtSeconds, type SimulatorResults } from "./lib";
 
@@ -14,7 +14,8 @@ export function MemoryView({ fit }: { fit: SimulatorResults["fit"] }) {
   ];
   return (
     <section aria-label="Memory per GPU">
-      <StackedBar title={`Memory per GPU (${fmtBytes(fit.memory_bytes)}, budget ${fmtBytes(fit.budget_bytes)})`} segments={segments} total={fit.memory_bytes} />
+      <StackedBar title={`Memory per GPU (${fmtBytes(fit.memory_bytes)}, budget ${fmtBytes(fit.budget_bytes)})`} segments={segments} total={fit.memory_bytes}
+        capacity={{ value: fit.budget_bytes, label: `usable budget ${fmtBytes(fit.budget_bytes)}` }} />
       <dl className="lab-stats">
         <Stat label="Fits" value={fit.fits ? "yes" : "no"} testId="fit-fits" />
         <Stat label="Minimum TP that fits" value={fit.min_tensor_parallel === null ? "none up to 8" : String(fit.min_tensor_parallel)} testId="fit-min-tp" />
@@ -52,24 +53,13 @@ export function StepView({ step }: { step: SimulatorResults["step-time"] }) {
 }
 
 function TimeBars({ step }: { step: SimulatorResults["step-time"] }) {
-  const parts = [
-    { key: "compute", value: step.compute_seconds, color: C.compute, text: `Compute ${fmtSeconds(step.compute_seconds)}` },
-    { key: "memory", value: step.memory_seconds, color: C.memory, text: `Memory ${fmtSeconds(step.memory_seconds)}` },
-    { key: "communication", value: step.communication_seconds, color: C.communication, text: `Communication ${fmtSeconds(step.communication_seconds)}` },
-  ];
-  const max = Math.max(...parts.map((p) => p.value), 1e-12);
   return (
-    <figure className="lab-chart">
-      <figcaption>Time per step by resource (the longest of compute and memory, plus communication, sets the step)</figcaption>
-      <svg viewBox="0 0 600 96" role="img" aria-label="Time per step by resource">
-        {parts.map((p, i) => (
-          <g key={p.key}>
-            <rect x={130} y={6 + i * 30} width={(p.value / max) * 460} height={22} style={{ fill: p.color }} />
-            <text x={124} y={22 + i * 30} className="lab-tick" textAnchor="end">{p.text}</text>
-          </g>
-        ))}
-      </svg>
-    </figure>
+    <HBars title="Time per step by resource (the longest of compute and memory, plus communication, sets the step)" fmt={fmtSeconds}
+      bars={[
+        { label: "Compute", value: step.compute_seconds, color: C.compute },
+        { label: "Memory", value: step.memory_seconds, color: C.memory },
+        { label: "Communication", value: step.communication_seconds, color: C.communication },
+      ]} />
   );
 }
 

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { api, ApiError } from "../../../lib/api";
 import { ModelGpuPicker, NumberInput, SelectInput } from "../form";
 import { modelChoice, num, useQueryState } from "../lib";
-import { Histogram, LineChart } from "./charts";
+import { Histogram, TimeSeries } from "../charts";
 
 interface Stats { p50: number; p90: number; p99: number; mean: number }
 export interface EngineResult {
@@ -134,11 +134,11 @@ export function EngineReport({ r }: { r: EngineResult }) {
       <div style={{ display: "grid", gridTemplateColumns: "repeat(auto-fit, minmax(20rem, 1fr))", gap: "1rem" }}>
         <Histogram title="TTFT distribution" edges={r.histograms.ttft_s.edges} counts={r.histograms.ttft_s.counts} color="var(--c-prefill)" unit="s" />
         <Histogram title="TPOT distribution" edges={r.histograms.tpot_s.edges} counts={r.histograms.tpot_s.counts} color="var(--c-decode)" unit="s" />
-        <LineChart title="Queue and batch" x={r.series.t_s} xUnit="s" series={[
+        <TimeSeries title="Queue and batch" x={r.series.t_s} xUnit="s" series={[
           { label: "waiting requests", color: "var(--c-prefill)", values: r.series.queue_depth },
           { label: "running batch", color: "var(--c-decode)", values: r.series.running },
         ]} />
-        <LineChart title="KV cache usage (fraction of blocks)" x={r.series.t_s} xUnit="s" series={[
+        <TimeSeries title="KV cache usage (fraction of blocks)" x={r.series.t_s} xUnit="s" series={[
           { label: "KV usage", color: "var(--c-kv)", values: r.series.kv_usage },
         ]} />
       </div>

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from "react";
 import { Link, Route, Routes, useNavigate, useParams } from "react-router-dom";
 import { api, ApiError, Page } from "../../../lib/api";
 import { useAuth } from "../../../lib/auth";
-import { Scatter } from "../engine/charts";
+import { ScatterPlot } from "../charts";
 import { fmtNum } from "../lib";
 
 interface Job {
@@ -234,7 +234,7 @@ function SweepJobPage() {
       )}
       {job.status === "succeeded" && !job.recommendation && <p>No configuration meets the SLO; relax it or widen the grid.</p>}
       {feasible.length > 0 && (
-        <Scatter title="Cost vs p99 TTFT" xLabel="$ per million tokens" yLabel="p99 TTFT (s)" dots={feasible.map((p) => ({
+        <ScatterPlot title="Cost vs p99 TTFT" xLabel="$ per million tokens" yLabel="p99 TTFT (s)" dots={feasible.map((p) => ({
           x: p.metrics.usd_per_million_tokens, y: p.metrics.ttft_s.p99, key: p.index, highlight: onFrontier.has(p.index),
           label: `#${p.index}: $${p.metrics.usd_per_million_tokens.toFixed(3)}/M, ${(p.metrics.ttft_s.p99 * 1000).toFixed(0)} ms`,
         }))} />
