@@ -78,4 +78,11 @@ def test_step_time_panel_names_the_smaller_dtype_fix(site, desktop):
     expect(page.locator("svg[aria-label='Roofline (log-log)']")).to_be_visible()
     page.reload()
     expect(page.get_by_label("Weight dtype")).to_have_value("fp8")
+    roofline = page.locator("svg[aria-label='Roofline (log-log)']")
+    expect(roofline).to_be_visible()
+    expect(page.get_by_test_id("step-bound")).to_have_text("memory")
     expect(page.get_by_test_id("step-infeasible")).to_have_count(0)
+    # Every chart names its resources in full: the time bars' labels are not clipped.
+    bars = page.locator("svg[aria-label^='Time per step by resource']")
+    expect(bars.get_by_text("Communication", exact=True)).to_be_visible()
+    roofline.scroll_into_view_if_needed()

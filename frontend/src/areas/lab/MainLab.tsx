@@ -29,19 +29,19 @@ export default function MainLab() {
           <NumberInput name="output_tokens" label="Output tokens" values={v} set={set} error={curve.error} />
           <NumberInput name="requests_per_s" label="Requests/s (cost)" values={v} set={set} min={0} error={cost.error} />
         </form>
-        <div className="lab-results">
+        <div className="lab-results" aria-busy={fit.loading || step.loading || curve.loading || cost.loading}>
           <h2>Memory</h2>
           {fit.data && <MemoryView fit={fit.data} />}
-          <Explain data={fit.data} error={fit.error} />
+          <Explain data={fit.data} error={fit.error} loading={fit.loading} />
           <h2>Decode step</h2>
           {step.data && <StepView step={step.data} />}
-          <Explain data={step.data} error={step.error} />
+          <Explain data={step.data} error={step.error} loading={step.loading} />
           <h2>Throughput vs latency</h2>
           {curve.data && <CurveView curve={curve.data} highlight={Number(v.batch_size)} />}
-          <Explain data={curve.data} error={curve.error} />
+          <Explain data={curve.data} error={curve.error} loading={curve.loading} />
           <h2>Cost</h2>
           {cost.data && <CostView cap={cost.data} />}
-          <Explain data={cost.data} error={cost.error} />
+          <Explain data={cost.data} error={cost.error} loading={cost.loading} />
         </div>
       </div>
     </section>

@@ -106,11 +106,12 @@ export function DtypePicker({ values, set, weights = true, kv = true }: { values
 }
 
 /** Warnings, the plain-English note, the error (naming the field) and the collapsible derivation. */
-export function Explain({ data, error, extra }: { data: Result | null; error: ApiError | null; extra?: ReactNode }) {
+export function Explain({ data, error, extra, loading }: { data: Result | null; error: ApiError | null; extra?: ReactNode; loading?: boolean }) {
   if (error) return <p role="alert" className="lab-error">{error.message}</p>;
   if (!data) return <p aria-live="polite">Calculating…</p>;
   return (
     <div className="lab-explain">
+      {loading && <p className="lab-updating-note" role="status" data-testid="lab-updating">Updating…</p>}
       {(data.warnings ?? []).map((w: string) => <p key={w} className="lab-warning" role="status">⚠ {w}</p>)}
       {data.note && <p className="lab-note" data-testid="lab-note"><strong>What limits you: </strong>{data.note}</p>}
       {extra}

@@ -44,7 +44,7 @@ export function KVCachePanel() {
 
 export function FitPanel() {
   const [v, set] = useTool({ gpu_memory_utilization: "0.9" });
-  const { data, error } = useSimulation("fit", fitBody(v));
+  const { data, error, loading } = useSimulation("fit", fitBody(v));
   return (
     <Tool title="Will it fit?" form={<>
       <ModelGpuPicker values={v} set={set} error={error} />
@@ -55,7 +55,7 @@ export function FitPanel() {
       <NumberInput name="gpu_memory_utilization" label="GPU memory utilization" values={v} set={set} min={0.01} max={1} step={0.01} error={error} />
     </>}>
       {data && <MemoryView fit={data} />}
-      <Explain data={data} error={error} />
+      <Explain data={data} error={error} loading={loading} />
     </Tool>
   );
 }
@@ -76,7 +76,7 @@ export function stepBody(v: Record<string, string>) {
 
 export function StepTimePanel() {
   const [v, set] = useTool();
-  const { data, error } = useSimulation("step-time", stepBody(v));
+  const { data, error, loading } = useSimulation("step-time", stepBody(v));
   return (
     <Tool title="Step time and the roofline" form={<>
       <ModelGpuPicker values={v} set={set} error={error} />
@@ -87,7 +87,7 @@ export function StepTimePanel() {
       <NumberInput name="tensor_parallel" label="Tensor parallel" values={v} set={set} error={error} />
     </>}>
       {data && <StepView step={data} />}
-      <Explain data={data} error={error} />
+      <Explain data={data} error={error} loading={loading} />
     </Tool>
   );
 }
@@ -101,7 +101,7 @@ export function curveBody(v: Record<string, string>) {
 
 export function ThroughputLatencyPanel() {
   const [v, set] = useTool({ output_tokens: "256", context_tokens: "2048" });
-  const { data, error } = useSimulation("throughput-latency", curveBody(v));
+  const { data, error, loading } = useSimulation("throughput-latency", curveBody(v));
   return (
     <Tool title="Throughput vs latency" form={<>
       <ModelGpuPicker values={v} set={set} error={error} />
@@ -112,7 +112,7 @@ export function ThroughputLatencyPanel() {
       <NumberInput name="tensor_parallel" label="Tensor parallel" values={v} set={set} error={error} />
     </>}>
       {data && <CurveView curve={data} highlight={num(v.batch_size, 0)} />}
-      <Explain data={data} error={error} />
+      <Explain data={data} error={error} loading={loading} />
     </Tool>
   );
 }
@@ -129,7 +129,7 @@ export function capacityBody(v: Record<string, string>) {
 
 export function CapacityPanel() {
   const [v, set] = useTool({ requests_per_s: "10", output_tokens: "256", ttft_p99_s: "2", tpot_s: "0.05", context_tokens: "2000" });
-  const { data, error } = useSimulation("capacity", capacityBody(v));
+  const { data, error, loading } = useSimulation("capacity", capacityBody(v));
   return (
     <Tool title="Capacity and cost" form={<>
       <ModelGpuPicker values={v} set={set} error={error} />
@@ -142,7 +142,7 @@ export function CapacityPanel() {
       <NumberInput name="price_per_gpu_hour_usd" label="$ per GPU-hour (blank: catalog)" values={v} set={set} min={0} error={error} />
     </>}>
       {data && <CostView cap={data} />}
-      <Explain data={data} error={error} />
+      <Explain data={data} error={error} loading={loading} />
     </Tool>
   );
 }
