@@ -77,6 +77,8 @@ def test_sweep_progress_advances_and_cancel_stops_it(site, desktop, held_chunks)
     page, _ = desktop
     sign_up(page, site.url, "sweeper")
     page.goto(f"{site.url}/lab/sweeps")
+    page.get_by_label("Model", exact=True).select_option(label="Llama 3.1 8B")
+    expect(page.get_by_label("Model", exact=True)).to_have_value("llama-3.1-8b")
     page.get_by_label("Requests per point").fill("40")
     page.get_by_label("GPUs (comma-separated)").fill("h100-sxm, a100-80gb")
     page.get_by_label("Tensor parallel (comma-separated)").fill("1, 2")

@@ -4,7 +4,7 @@ import { Link, Route, Routes, useNavigate, useParams } from "react-router-dom";
 import { api, ApiError, Page } from "../../../lib/api";
 import { useAuth } from "../../../lib/auth";
 import { ScatterPlot } from "../charts";
-import { fmtNum } from "../lib";
+import { fmtNum, useCatalog } from "../lib";
 
 interface Job {
   id: string; status: string; progress: number; total_points: number; done_points: number; error: string; created_at: string;
@@ -55,6 +55,7 @@ function SweepBuilder() {
   const [error, setError] = useState<ApiError | null>(null);
   const [jobs, setJobs] = useState<Job[]>([]);
   const { user, loading } = useAuth();
+  const { models } = useCatalog();
   // Sweeps run on the workers under an account: a signed-out attempt is answered with a way to sign in.
   const [signInNeeded, setSignInNeeded] = useState(false);
 
@@ -108,7 +109,13 @@ function SweepBuilder() {
         workers (or every combination, exhaustively), and the cheapest simulated configuration meeting the SLO (p99 TTFT
         and p99 TPOT) is recommended.</p>
       <form onSubmit={submit} style={{ display: "grid", gridTemplateColumns: "repeat(auto-fill, minmax(14rem, 1fr))", gap: "0.6rem" }}>
-        {baseField("model", "Model")}
+        <label className="field">Model
+          <select name="model" aria-label="Model" value={base.model} onChange={(e) => setBase({ ...base, model: e.target.value })}>
+            {!models.some((m) => m.slug === base.model) && <option value={base.model}>{base.model}</option>}
+            {models.map((m) => <option key={m.slug} value={m.slug}>{m.name}</option>)}
+          </select>
+          {error?.fieldMessage("model") && <span role="alert">{error.fieldMessage("model")}</span>}
+        </label>
         {baseField("rate", "Arrival rate (req/s)")}
         {baseField("num_requests", "Requests per point")}
         {baseField("prompt", "Prompt tokens")}
