@@ -10,7 +10,8 @@ WRITE_METHODS = ("post", "put", "patch", "delete")
 # Content resources (authored, shared by everyone) and the learner actions that live under them.
 CONTENT_PREFIXES = ("/parts/", "/chapters/", "/glossary/", "/questions/", "/topics/", "/diagnosis/", "/numbers/",
                     "/concept-map/", "/simulators/models/", "/simulators/gpus/", "/flashcards/decks/")
-LEARNER_ACTIONS = re.compile(r"/(progress|check|add|attempts|evidence|answer)/$")  # attempts...answer: investigations
+# attempts...answer: investigations; preset: a learner's own option preset for a deck (DeckPresetAssignment)
+LEARNER_ACTIONS = re.compile(r"/(progress|check|add|attempts|evidence|answer|preset)/$")
 
 
 def content_write_operations() -> list[tuple[str, str]]:
