@@ -62,8 +62,9 @@ def test_infeasible_setup_is_flagged_then_the_fix_charts_and_the_url_restores_it
 def test_infeasible_setup_on_a_phone(site, phone):
     page, _ = phone
     _infeasible_then_fixed(page, site.url, "phone")
-    # Nothing runs off the side of a 390 px screen.
+    # Nothing runs off the side of a 390 px screen, and the inputs scroll away instead of covering the results.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.evaluate("getComputedStyle(document.querySelector('.lab-form')).position") == "static"
 
 
 def test_step_time_panel_names_the_smaller_dtype_fix(site, desktop):
