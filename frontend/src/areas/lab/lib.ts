@@ -37,14 +37,21 @@ export function useQueryState(defaults: Record<string, string>): [Record<string,
     return out;
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [params.toString()]);
+  // The router commits a navigation in a transition, so a second edit can arrive before the first reaches `params`:
+  // patches build on the last query string we asked for until the router shows it.
+  const latest = useRef(params.toString());
+  const pending = useRef<string | null>(null);
+  useEffect(() => {
+    const now = params.toString();
+    if (pending.current === null || pending.current === now) { latest.current = now; pending.current = null; }
+  }, [params]);
   const update = (patch: Record<string, string | null>) => {
-    setParams((prev) => {
-      const next = new URLSearchParams(prev);
-      for (const [key, value] of Object.entries(patch)) {
-        if (value === null || value === "") next.delete(key); else next.set(key, value);
-      }
-      return next;
-    }, { replace: true });
+    const next = new URLSearchParams(latest.current);
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === null || value === "") next.delete(key); else next.set(key, value);
+    }
+    latest.current = pending.current = next.toString();
+    setParams(next, { replace: true });
   };
   return [values, update];
 }
