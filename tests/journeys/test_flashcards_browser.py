@@ -20,6 +20,7 @@ def test_search_select_bulk_suspend_and_read_a_cards_history(site, desktop):
     page.get_by_role("link", name="Review", exact=True).click()
     expect(page.get_by_test_id("flashcard")).to_be_visible()
     page.keyboard.press("Space")
+    expect(page.get_by_test_id("card-back")).to_be_visible()  # rate only once the answer shows
     page.keyboard.press("1")  # Again: one review in the card's history
     expect(page.get_by_test_id("queue-progress")).to_contain_text("Reviewed 1")
     reviewed = UserCard.objects.filter(user__username="browsefan", reps=1).get()

@@ -56,6 +56,7 @@ def test_flag_note_time_goal_undo_bury_and_suspend_during_review(site, desktop):
         assert hrefs[0] == f"/practice/questions/{first.card.source_id}"
 
     page.keyboard.press("Space")
+    expect(page.get_by_test_id("card-back")).to_be_visible()  # rate only once the answer shows
     page.keyboard.press("1")  # Again
     expect(page.get_by_test_id("again-count")).to_have_text("Again this session: 1")
     expect(page.get_by_test_id("daily-goal")).to_have_text("Today 1 / 2")
