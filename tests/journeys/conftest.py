@@ -10,6 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
+
+# Assertions wait up to 10 s, not Playwright's 5 s: under a full run the page and the live server share two cores.
+expect.set_options(timeout=10_000)
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "journeys"
 DESKTOP = {"width": 1366, "height": 900}
@@ -81,7 +85,7 @@ def open_page(browser, request):
             options = {"viewport": PHONE, "has_touch": True, "is_mobile": True, "device_scale_factor": 2}
         context = browser.new_context(**options)
         page = context.new_page()
-        page.set_default_timeout(10_000)
+        page.set_default_timeout(20_000)  # two test workers and a live server share two cores
         watch = Watch(name or f"{request.node.name}-{kind}")
         watch.attach(page)
         opened.append((context, page, watch))
