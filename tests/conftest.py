@@ -1,6 +1,7 @@
 import os
 
 import pytest
+from django.db import transaction
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
@@ -81,3 +82,18 @@ def browser_type_launch_args():
             "--disable-sync",
         ],
     }
+
+
+@pytest.fixture(scope="module")
+def real_content(django_db_setup, django_db_blocker):
+    """The real fixtures, loaded once for the module and rolled back after it."""
+    from apps.core.content import load_all
+
+    with django_db_blocker.unblock():
+        atomic = transaction.atomic()
+        atomic.__enter__()
+        try:
+            yield load_all()
+        finally:
+            transaction.set_rollback(True)
+            atomic.__exit__(None, None, None)

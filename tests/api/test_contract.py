@@ -11,7 +11,6 @@ import copy
 from urllib.parse import urlencode
 
 import pytest
-from django.db import transaction
 
 from tests.api.operation_examples import EXAMPLES, Bad, Ctx, Example
 
@@ -60,18 +59,8 @@ def schema_errors(schema: dict, instance, *, response: bool) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def content(django_db_setup, django_db_blocker):
-    """The real fixtures, loaded once for the module and rolled back after it."""
-    from apps.core.content import load_all
-
-    with django_db_blocker.unblock():
-        atomic = transaction.atomic()
-        atomic.__enter__()
-        try:
-            yield load_all()
-        finally:
-            transaction.set_rollback(True)
-            atomic.__exit__(None, None, None)
+def content(real_content):
+    return real_content
 
 
 def resolve(value, ctx: Ctx):

@@ -3,7 +3,6 @@
 import re
 
 import pytest
-from django.db import transaction
 from django.db.models import Count
 
 from apps.courses.models import Chapter
@@ -12,20 +11,6 @@ from apps.quiz.models import DiagnosisScenario, IncidentCause, Kind, NumberToMem
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 DERIVATION = re.compile(r"\d.*[×/=÷·*]|[×/=÷·*].*\d", re.S)
-
-
-@pytest.fixture(scope="module")
-def real_content(django_db_setup, django_db_blocker):
-    from apps.core.content import load_all
-
-    with django_db_blocker.unblock():
-        atomic = transaction.atomic()
-        atomic.__enter__()
-        try:
-            yield load_all()
-        finally:
-            transaction.set_rollback(True)
-            atomic.__exit__(None, None, None)
 
 
 def test_at_least_63_vllm_questions(real_content):
