@@ -54,9 +54,10 @@ class Watch:
 
     def _on_request_failed(self, request) -> None:
         failure = request.failure or ""
-        # The client cancels superseded fetches on purpose (typing in search, leaving a page), and leaving a page
-        # before a lazily loaded code chunk arrives aborts it; a chunk that is missing answers 404 (caught below).
-        if "ERR_ABORTED" in failure and request.resource_type in ("fetch", "xhr", "script", "stylesheet"):
+        # ERR_ABORTED is the browser cancelling, never the server failing: the client cancels superseded fetches on
+        # purpose (typing in search), and leaving a page aborts whatever it still loads (a lazily loaded chunk, the
+        # favicon). A resource that is really missing answers 404, which _on_response reports.
+        if "ERR_ABORTED" in failure:
             return
         self.problems.append(f"request failed: {request.method} {request.url} ({failure})")
 
