@@ -35,11 +35,15 @@ ALLOWED_ATTRIBUTES = {
 }
 
 
-def render_markdown(text: str) -> str:
-    """CommonMark-ish Markdown (tables, fenced code, heading ids) to HTML that is safe to insert in a page."""
+def render_markdown(text: str, *, attribute_filter=None) -> str:
+    """CommonMark-ish Markdown (tables, fenced code, heading ids) to HTML that is safe to insert in a page.
+
+    ``attribute_filter(element, attribute, value)`` may narrow it further: it returns the value to keep, or None to
+    drop the attribute (learners' own cards keep only images of their uploads this way)."""
     text = render_diagram_blocks(text)
     raw = markdown.markdown(text, extensions=["tables", "fenced_code", "sane_lists", "toc"], output_format="html")
-    return nh3.clean(raw, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")
+    return nh3.clean(raw, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes={"http", "https", "mailto"},
+                     link_rel="noopener noreferrer", attribute_filter=attribute_filter)
 
 
 def _diagram_figure(name: str, params: dict) -> str:

@@ -104,6 +104,24 @@ class OwnNote(models.Model):
         constraints = [models.UniqueConstraint(fields=["user", "anki_card_id"], name="anki_card_imported_once")]
 
 
+class CardImage(models.Model):
+    """An image a learner uploaded for their own cards, kept in the database (no media server): served by
+    /api/v1/flashcards/images/<id>/ to its owner only and shown from the card's Markdown by that path."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="card_images")
+    data = models.BinaryField()
+    content_type = models.CharField(max_length=20, help_text="image/png, image/jpeg, image/webp or image/gif")
+    size = models.PositiveIntegerField(help_text="Bytes")
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    alt = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "sha256"], name="card_image_once_per_owner")]
+
+
 class UserCard(models.Model):
     """A card in one learner's collection with its FSRS scheduling state in plain columns."""
 

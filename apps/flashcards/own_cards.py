@@ -5,6 +5,8 @@ so another learner's card answers 404 like a card that does not exist.
 
 A cloze card shows every deletion blanked on the front (``[…]``, or ``[hint]`` for ``{{c1::answer::hint}}``) and
 the whole text with the answers in bold on the back, followed by the optional extra text.
+
+Images: a card shows the learner's uploaded images by their path (apps.flashcards.images), and no other image.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from django.db import transaction
 from django.shortcuts import get_object_or_404
 
 from apps.core.exceptions import InvalidInput
-from apps.core.rendering import render_markdown
 from apps.flashcards.content import content_hash, hidden_deck_slugs
+from apps.flashcards.images import check_card_images, render_card_markdown
 from apps.flashcards.models import Card, Deck, DeckKind, OwnNote, SourceType, UserCard
 
 KINDS = ("basic", "cloze")
@@ -55,8 +57,14 @@ def _decks(deck_slug: str) -> list[Deck]:
 
 def render(card: Card, kind: str, front: str, back: str) -> None:
     card.front, card.back = sides(kind, front, back)
-    card.front_html, card.back_html = render_markdown(card.front), render_markdown(card.back)
+    card.front_html, card.back_html = render_card_markdown(card.front), render_card_markdown(card.back)
     card.content_hash = content_hash(card.front, card.back)
+
+
+def check_images(user, card: Card) -> None:
+    """Each side shows only the learner's own uploads (a cloze card's back repeats its front)."""
+    check_card_images(user=user, html=card.front_html, field="front")
+    check_card_images(user=user, html=card.back_html, field="back")
 
 
 @transaction.atomic
@@ -64,6 +72,7 @@ def own_card_create(*, user, kind: str, front: str, back: str, deck_slug: str, n
     decks = _decks(deck_slug)
     card = Card(source_type=SourceType.OWN, owner=user)
     render(card, kind, front, back)
+    check_images(user, card)
     note = OwnNote.objects.create(user=user, kind=kind, front=front.strip(), back=back.strip())
     card.source_id = note.pk
     card.save()
@@ -85,6 +94,7 @@ def own_card_update(*, user, card_id: int, **changes) -> Card:
     for name, value in changes.items():
         setattr(note, name, value.strip() if isinstance(value, str) else value)
     render(card, note.kind, note.front, note.back)
+    check_images(user, card)
     note.save()
     card.save()
     if deck_slug is not None:

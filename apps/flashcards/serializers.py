@@ -5,6 +5,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from rest_framework import serializers
 
 from apps.core.serializers import documented_json
+from apps.flashcards.checking import ANSWER_MAX_CHARS
+from apps.flashcards.images import ALT_MAX_CHARS
 from apps.flashcards.models import NOTE_MAX_CHARS, CardState, Flag, SourceType, SrsSettings
 from apps.flashcards.own_cards import BACK_MAX_CHARS, FRONT_MAX_CHARS, KINDS
 from apps.flashcards.transfer import FORMAT_NAME, FORMAT_VERSION, MAX_AFTER_KEYS
@@ -40,6 +42,38 @@ class OwnCardSerializer(serializers.Serializer):
     deck = serializers.CharField()
     front_html = serializers.CharField(help_text="As shown, sanitized")
     back_html = serializers.CharField()
+
+
+class CardCheckInputSerializer(serializers.Serializer):
+    answer = serializers.CharField(max_length=ANSWER_MAX_CHARS, trim_whitespace=True,
+                                   help_text='A number with its unit if it has one: "140 GB", "1.4e11 bytes", "131,072"')
+
+
+class CardCheckSerializer(serializers.Serializer):
+    result = serializers.ChoiceField(choices=["correct", "wrong"],
+                                     help_text="Practice's grade: within the question's tolerance or not")
+    correct = serializers.BooleanField()
+    expected = serializers.FloatField(help_text="The expected value in `unit`")
+    unit = serializers.CharField(allow_blank=True, help_text="The question's unit (empty: a plain number)")
+    given_in_unit = serializers.FloatField(help_text="The answer converted to `unit`")
+    explanation = serializers.CharField(help_text="The expected value with its tolerance")
+    suggested_rating = serializers.IntegerField(help_text="3 Good when correct, 1 Again when wrong; you still rate")
+
+
+class CardImageQuerySerializer(serializers.Serializer):
+    alt = serializers.CharField(required=False, allow_blank=True, max_length=ALT_MAX_CHARS, default="",
+                                help_text="Alt text: what the image shows, for the Markdown snippet")
+
+
+class CardImageSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.CharField(help_text="Where the image is served (to you only)")
+    markdown = serializers.CharField(help_text="Paste into a card: ![alt](url)")
+    content_type = serializers.CharField()
+    size = serializers.IntegerField(help_text="Bytes")
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+    sha256 = serializers.CharField()
 
 
 class FlagInputSerializer(serializers.Serializer):

@@ -15,7 +15,17 @@ from rest_framework.views import APIView
 
 from apps.core.exceptions import InvalidInput
 from apps.core.parsers import StreamingJSONParser
-from apps.flashcards import anki_import, optimization, own_cards, presets, selectors, services, transfer
+from apps.flashcards import (
+    anki_import,
+    checking,
+    images,
+    optimization,
+    own_cards,
+    presets,
+    selectors,
+    services,
+    transfer,
+)
 from apps.flashcards import serializers as s
 from apps.flashcards.models import OptimizationJob
 
@@ -127,6 +137,79 @@ class OwnCardApi(FlashcardApi):
     def delete(self, request, card_id: int):
         own_cards.own_card_delete(user=request.user, card_id=card_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ImageParser(BaseParser):
+    """An image as the raw request body, read up to its limit (one byte more tells it is too large)."""
+
+    media_type = "*/*"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        data = stream.read(images.MAX_BYTES + 1) if stream is not None else b""
+        if len(data) > images.MAX_BYTES:
+            raise InvalidInput(f"The image is larger than {images.MAX_BYTES // 2**20} MB.", field="file")
+        return data
+
+
+IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"]
+IMAGE_ID = OpenApiParameter("image_id", int, OpenApiParameter.PATH)
+IMAGE_ERRORS = {**ERRORS, 404: OpenApiResponse(description="No such image of yours")}
+
+
+class CardImageListApi(FlashcardApi):
+    parser_classes = [ImageParser]
+
+    @extend_schema(parameters=[s.CardImageQuerySerializer],
+                   request={"application/octet-stream": OpenApiTypes.BINARY,
+                            **{media_type: OpenApiTypes.BINARY for media_type in IMAGE_TYPES}},
+                   responses={201: s.CardImageSerializer, 200: s.CardImageSerializer, **ERRORS},
+                   summary="Upload an image for your own cards (PNG, JPEG, WebP or GIF; at most 2 MB and 4096 pixels "
+                           "a side; 50 MB in all); answers the Markdown that shows it (200: the same image again)")
+    def post(self, request):
+        query = s.CardImageQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = request.data
+        if not isinstance(data, bytes):
+            raise InvalidInput("Send the image file as the request body.", field="file")
+        image, created = images.image_upload(user=request.user, data=data, alt=query.validated_data["alt"])
+        return Response(images.image_body(image), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class CardImageApi(FlashcardApi):
+    @extend_schema(parameters=[IMAGE_ID],
+                   responses={(200, media_type): OpenApiTypes.BINARY for media_type in IMAGE_TYPES} | IMAGE_ERRORS,
+                   summary="One of your images (only you can load it)")
+    def get(self, request, image_id: int):
+        image = images.image_get(user=request.user, image_id=image_id)
+        response = HttpResponse(bytes(image.data), content_type=image.content_type)
+        response["X-Content-Type-Options"] = "nosniff"
+        response["Content-Security-Policy"] = "default-src 'none'; sandbox"
+        response["Cache-Control"] = "private, max-age=31536000, immutable"  # an id's bytes never change
+        response["ETag"] = f'"{image.sha256}"'
+        response["Content-Disposition"] = "inline"
+        return response
+
+    @extend_schema(parameters=[IMAGE_ID], responses={204: None, **IMAGE_ERRORS},
+                   summary="Delete one of your images (cards showing it show its alt text instead)")
+    def delete(self, request, image_id: int):
+        images.image_delete(user=request.user, image_id=image_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    def perform_content_negotiation(self, request, force=False):
+        # An <img> asks for image/*: the image is the answer, and any error is JSON.
+        return JSONRenderer(), JSONRenderer.media_type
+
+
+class CardCheckApi(FlashcardApi):
+    @extend_schema(parameters=[CARD_ID], request=s.CardCheckInputSerializer,
+                   responses={200: s.CardCheckSerializer, **ERRORS,
+                              409: OpenApiResponse(description="The card is not made from a numeric question")},
+                   summary="Check a typed answer on a card made from a numeric question, as practice does (units "
+                           "converted, the question's tolerance); suggests a rating and changes no schedule")
+    def post(self, request, card_id: int):
+        data = s.CardCheckInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(checking.card_check(user=request.user, card_id=card_id, answer=data.validated_data["answer"]))
 
 
 class CardDetailApi(FlashcardApi):

@@ -125,6 +125,30 @@ class Ctx:
     def own_card(self) -> int:
         return self.once("own_card", lambda: self.ok("post", "/api/v1/flashcards/own/", OWN_CARD)["card_id"])
 
+    def image(self) -> int:
+        def make():
+            response = self.client.post("/api/v1/flashcards/images/", PNG_1X1, content_type="image/png")
+            assert response.status_code == 201, response.content[:500]
+            return response.json()["id"]
+
+        return self.once("image", make)
+
+    def numeric_card(self) -> int:
+        """The card of a numeric question, in the learner's collection."""
+
+        def make():
+            from apps.flashcards.models import Card
+
+            question = self.question()
+            self.ok("post", f"/api/v1/flashcards/decks/chapter-{self.chapter_of(question)}/add/")
+            return Card.objects.get(source_type="question", source_id=question).pk
+
+        return self.once("numeric_card", make)
+
+    def numeric_typed_answer(self) -> dict:
+        answer = self.numeric_answer()
+        return {"answer": f"{answer['value']} {answer['unit']}".strip()}
+
     def preset(self) -> int:
         return self.once("preset", lambda: self.ok("post", "/api/v1/flashcards/presets/", PRESET)["id"])
 
@@ -240,6 +264,8 @@ NODE = {"name": "gpu-a", "allocatable": {"cpu": 190, "memory_gib": 1900, "gpu": 
         "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]}
 POD = {"requests": {"cpu": 8, "memory_gib": 64, "gpu": 2}, "limits": {"cpu": 8, "memory_gib": 64, "gpu": 2}}
 NO_SUCH_MODEL = {"model": "no-such-model"}
+PNG_1X1 = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108000000003a7e9b"
+                        "550000000a49444154789c636800000082008177cd72b60000000049454e44ae426082")  # a grey pixel
 OWN_CARD = {"kind": "basic", "front": "What does PagedAttention page?", "back": "The KV cache.", "deck": "all"}
 PRESET = {"name": "Before the interview", "desired_retention": 0.95, "new_cards_per_day": 40,
           "max_reviews_per_day": 400, "learning_steps": [1, 10], "relearning_steps": [10]}
@@ -387,6 +413,14 @@ EXAMPLES: dict[str, Example] = {
                                              bad=Bad(body={"deck": "Not A Slug"}, status=400)),
     "flashcards_own_destroy": Example(path=lambda c: {"card_id": c.own_card()},
                                       bad=Bad(path={"card_id": 2**63}, status=404)),
+    "flashcards_check_create": Example(path=lambda c: {"card_id": c.numeric_card()}, body=Ctx.numeric_typed_answer,
+                                       bad=Bad(body={"answer": "lots"}, status=400)),
+    "flashcards_images_create": Example(body=PNG_1X1, query={"alt": "one pixel"}, status=201,
+                                        bad=Bad(body=b"<svg xmlns='http://www.w3.org/2000/svg'/>", status=400)),
+    "flashcards_images_retrieve": Example(path=lambda c: {"image_id": c.image()},
+                                          bad=Bad(path={"image_id": 2**63 - 1}, status=404)),
+    "flashcards_images_destroy": Example(path=lambda c: {"image_id": c.image()},
+                                         bad=Bad(path={"image_id": 2**63 - 1}, status=404)),
     "flashcards_presets_list": Example(setup=lambda c: c.preset(), bad=Bad(who="anonymous")),
     "flashcards_presets_create": Example(body=PRESET, bad=Bad(body={**PRESET, "desired_retention": 2}, status=400)),
     "flashcards_presets_retrieve": Example(path=lambda c: {"preset_id": c.preset()},

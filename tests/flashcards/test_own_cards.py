@@ -77,9 +77,12 @@ def test_cloze_blanks_the_deletions_on_the_front_and_shows_them_on_the_back(coll
 
 
 def test_markdown_goes_through_the_content_sanitizer(collection):
-    card = _create(collection, front="<script>alert(1)</script>**bold** <img src=x onerror=alert(1)>")
-    assert "<script" not in card["front_html"] and "onerror" not in card["front_html"]
-    assert "<strong>bold</strong>" in card["front_html"]
+    card = _create(collection, front="<script>alert(1)</script>**bold** <a href=javascript:alert(1) onclick=x>l</a>")
+    assert "<script" not in card["front_html"] and "javascript:" not in card["front_html"]
+    assert "onclick" not in card["front_html"] and "<strong>bold</strong>" in card["front_html"]
+    # an image that is not one of the learner's uploads is refused (tests/flashcards/test_card_images.py)
+    response = collection.post(OWN, {**BASIC, "front": "<img src=x onerror=alert(1)>"}, format="json")
+    assert response.status_code == 400 and list(response.json()["fields"]) == ["front"]
 
 
 @pytest.mark.parametrize("changes, field", [
