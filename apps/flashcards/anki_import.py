@@ -2,16 +2,24 @@
 their scheduling (state, due, FSRS memory, reps, lapses, suspended, buried, flag) and their review log, so someone
 moving from Anki keeps their history.
 
-- Format: a zip holding the collection as SQLite (``collection.anki21``, or ``collection.anki2`` from older Anki).
-  Anki's newer compressed format (``collection.anki21b`` only) is refused with a message: export from Anki with
-  "Support older Anki versions".
-- Bounds: the body (MAX_BYTES), the collection once unzipped (MAX_COLLECTION_BYTES, read from the zip's own sizes
-  and enforced while reading), cards and reviews (MAX_CARDS, MAX_REVIEWS), and each side's length (own cards').
-  The collection is read in memory (sqlite3 deserialize), never written to disk.
+- Format: a zip holding the collection as SQLite. Anki's default since 2.1.50 (``meta`` says version 3): the
+  collection is ``collection.anki21b``, zstd-compressed, in the newer schema (notetypes, decks, fields in tables of
+  their own; notes, cards and revlog keep their columns), next to a stub ``collection.anki2`` that only asks to
+  update Anki. Older packages (``meta`` version 1 or 2, or no ``meta``): ``collection.anki21``, or
+  ``collection.anki2`` from older Anki. A version newer than 3 is refused with a message. Media are not imported.
+- Bounds: the body (MAX_BYTES), the collection once unzipped and decompressed (MAX_COLLECTION_BYTES: read from the
+  zip's own sizes, and enforced while reading: both the zip member and the zstd stream are read in chunks and
+  reading stops one byte past the limit, so a zip or zstd bomb is refused without being unpacked whole), cards and
+  reviews (MAX_CARDS, MAX_REVIEWS), and each side's length (own cards'). The collection is read in memory (sqlite3
+  deserialize), never written to disk.
 - Cards: a note whose first field holds cloze deletions is a cloze card per Anki card (that card's deletion blanked,
   the others shown, as Anki does); any other note is a basic card (first field front, second back). Fields are
   Anki's HTML, rendered by the content sanitizer. Memory: Anki's FSRS state where the package has it, else FSRS's
   conversion of the SM-2 ease and interval (fsrs-rs ``memory_state_from_sm2``).
+- Decks: each card keeps the full name of its Anki deck ("Interview::Serving::GPU"; a card in a filtered deck,
+  its home deck's) on its note (``OwnNote.anki_deck``), shown with the card; the cards also count in All cards.
+  The package's deck names come from the ``decks`` table (newer schema: levels separated by \\x1f) or the ``col``
+  row's JSON (older schema).
 - Idempotent: a card already imported (same Anki card id) is skipped, reviews have ids derived from the learner
   and Anki's review id, so importing the same package again changes nothing.
 """
@@ -24,9 +32,12 @@ import re
 import sqlite3
 import uuid
 import zipfile
+import zlib
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import fsrs_rs_python as fsrs_rs
+import zstandard
 from django.db import transaction
 
 from apps.core.exceptions import InvalidInput
@@ -42,10 +53,93 @@ REVIEW_NAMESPACE = uuid.UUID("6f1c2d4e-8a7b-4c3d-9e0f-a1b2c3d4e5f6")
 CLOZE_ORDINAL = re.compile(r"\{\{c(\d+)::(.+?)(?:::(.+?))?\}\}", re.DOTALL)
 ANKI_STATES = {0: CardState.NEW, 1: CardState.LEARNING, 2: CardState.REVIEW, 3: CardState.RELEARNING}
 REVLOG_STATES = {0: CardState.LEARNING, 1: CardState.REVIEW, 2: CardState.RELEARNING, 3: CardState.REVIEW}
+LATEST_PACKAGE_VERSION = 3  # Anki's PackageMetadata.Version: 1 legacy (anki2), 2 legacy (anki21), 3 latest (anki21b)
+CHUNK_BYTES = 1024 * 1024
 
 
 def _invalid(message: str) -> InvalidInput:
     return InvalidInput(message, field="file")
+
+
+def _too_large() -> InvalidInput:
+    return _invalid(f"The collection is too large once unpacked (at most {MAX_COLLECTION_BYTES // 2**20} MB).")
+
+
+def _varint(data: bytes, position: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if position >= len(data) or shift > 63:
+            raise ValueError("truncated varint")
+        byte = data[position]
+        value |= (byte & 0x7F) << shift
+        position, shift = position + 1, shift + 7
+        if not byte & 0x80:
+            return value, position
+
+
+def package_version(meta: bytes) -> int:
+    """The version in the package's ``meta`` file: Anki's PackageMetadata protobuf, field 1 (a varint); other
+    fields are skipped, as a protobuf reader does."""
+    position, version = 0, 0
+    try:
+        while position < len(meta):
+            key, position = _varint(meta, position)
+            field, wire = key >> 3, key & 7
+            if wire == 0:
+                value, position = _varint(meta, position)
+                if field == 1:
+                    version = value
+            elif wire == 2:
+                length, position = _varint(meta, position)
+                position += length
+            elif wire in (1, 5):
+                position += 8 if wire == 1 else 4
+            else:
+                raise ValueError("unknown wire type")
+        if position > len(meta):
+            raise ValueError("truncated field")
+    except ValueError:
+        raise _invalid("Not an Anki package: its meta file is unreadable.") from None
+    return version
+
+
+def _read_bounded(stream) -> bytes:
+    """Everything ``stream`` yields, read in chunks, refused as soon as it passes MAX_COLLECTION_BYTES."""
+    raw = bytearray()
+    while chunk := stream.read(CHUNK_BYTES):
+        raw += chunk
+        if len(raw) > MAX_COLLECTION_BYTES:
+            raise _too_large()
+    return bytes(raw)
+
+
+def _collection_bytes(package: zipfile.ZipFile, names: set[str]) -> bytes:
+    """The collection's SQLite file from the package, unzipped and (new format) zstd-decompressed, bounded."""
+    version = 0
+    if "meta" in names:
+        if package.getinfo("meta").file_size > 1024:
+            raise _invalid("Not an Anki package: its meta file is unreadable.")
+        version = package_version(package.read("meta"))
+    if version > LATEST_PACKAGE_VERSION:
+        raise _invalid(f"This package comes from a newer Anki (package version {version}) than this import reads: "
+                       "export it from Anki with \"Support older Anki versions\" ticked.")
+    compressed = version == LATEST_PACKAGE_VERSION or (version == 0 and "collection.anki21b" in names)
+    candidates = ("collection.anki21b",) if compressed else ("collection.anki21", "collection.anki2")
+    name = next((n for n in candidates if n in names), None)
+    if name is None:
+        raise _invalid("Not an Anki package: no collection in the archive.")
+    if not compressed and package.getinfo(name).file_size > MAX_COLLECTION_BYTES:
+        raise _too_large()
+    try:
+        with package.open(name) as member:  # the zip's stated size is not trusted: reading stops past the limit
+            if not compressed:
+                return _read_bounded(member)
+            reader = zstandard.ZstdDecompressor().stream_reader(member, read_across_frames=True)
+            return _read_bounded(reader)
+    except zstandard.ZstdError:
+        raise _invalid("The package's collection is not readable: its zstd compression is broken.") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError):
+        raise _invalid("Not an Anki package: the archive is damaged.") from None
 
 
 def open_collection(data: bytes) -> sqlite3.Connection:
@@ -57,18 +151,12 @@ def open_collection(data: bytes) -> sqlite3.Connection:
         names = set(package.namelist())
     except (zipfile.BadZipFile, ValueError):
         raise _invalid("Not an Anki package: an .apkg file is a zip archive.") from None
-    name = next((n for n in ("collection.anki21", "collection.anki2") if n in names), None)
-    if "collection.anki21b" in names and name != "collection.anki21":
-        raise _invalid("This package uses Anki's newer compressed format: export it from Anki with "
-                       "\"Support older Anki versions\" ticked.")
-    if name is None:
-        raise _invalid("Not an Anki package: no collection in the archive.")
-    if package.getinfo(name).file_size > MAX_COLLECTION_BYTES:
-        raise _invalid(f"The collection is too large once unpacked (at most {MAX_COLLECTION_BYTES // 2**20} MB).")
-    with package.open(name) as member:
-        raw = member.read(MAX_COLLECTION_BYTES + 1)  # the zip's stated size is not trusted
-    if len(raw) > MAX_COLLECTION_BYTES:
-        raise _invalid(f"The collection is too large once unpacked (at most {MAX_COLLECTION_BYTES // 2**20} MB).")
+    raw = _collection_bytes(package, names)
+    if len(raw) < 100 or raw[:16] != b"SQLite format 3\x00":  # 100: SQLite's header; empty would not deserialize
+        raise _invalid("The package's collection is not a readable Anki database.")
+    if raw[18:20] == b"\x02\x02":
+        # Anki writes the new format in WAL mode; read alone (no -wal file) it is a rollback-journal database
+        raw = raw[:18] + b"\x01\x01" + raw[20:]
     connection = sqlite3.connect(":memory:")
     try:
         connection.deserialize(raw)
@@ -91,6 +179,24 @@ def note_sides(fields: list[str], ordinal: int) -> tuple[str, str, str]:
     if CLOZE_ORDINAL.search(first):
         return "cloze", _cloze_for(first, ordinal + 1), second
     return "basic", first, second
+
+
+def deck_names(connection: sqlite3.Connection) -> dict[int, str]:
+    """Anki deck id -> full deck name with "::" between levels, from either schema."""
+    tables = {row[0] for row in connection.execute("select name from sqlite_master where type = 'table'")}
+    if "decks" in tables:
+        return {deck_id: str(name).replace("\x1f", "::") for deck_id, name in
+                connection.execute("select id, name from decks")}
+    (raw,) = connection.execute("select decks from col").fetchone()
+    try:
+        decks = json.loads(raw or "{}")
+    except (TypeError, ValueError):
+        decks = {}
+    names = {}
+    for key, deck in (decks.items() if isinstance(decks, dict) else ()):
+        if isinstance(deck, dict) and isinstance(deck.get("name"), str) and str(key).lstrip("-").isdigit():
+            names[int(key)] = deck["name"]
+    return names
 
 
 def _moment(seconds: float) -> datetime:
@@ -138,6 +244,7 @@ def _import(*, user, connection: sqlite3.Connection, now: datetime) -> dict[str,
     if review_count > MAX_REVIEWS:
         raise _invalid(f"Too many reviews: {review_count} (at most {MAX_REVIEWS}).")
     notes = {nid: fields.split("\x1f") for nid, fields in connection.execute("select id, flds from notes")}
+    decks = deck_names(connection)
     last_reviews = {card_id: _moment(last / 1000) for card_id, last in connection.execute(
         "select cid, max(id) from revlog where ease between 1 and 4 group by cid")}
     settings_get(user=user)
@@ -146,8 +253,8 @@ def _import(*, user, connection: sqlite3.Connection, now: datetime) -> dict[str,
         buried_until = day_clock(settings_get(user=user)).today_bounds(now)[1]
         known = set(OwnNote.objects.filter(user=user, anki_card_id__isnull=False).values_list("anki_card_id", flat=True))
         planned = []  # (anki card row, OwnNote, Card): validated before anything is written
-        rows = connection.execute("select id, nid, ord, type, queue, due, ivl, factor, reps, lapses, flags, data "
-                                  "from cards order by id")
+        rows = connection.execute("select id, nid, ord, type, queue, due, ivl, factor, reps, lapses, flags, data, "
+                                  "case when odid != 0 then odid else did end from cards order by id")
         for index, row in enumerate(rows):
             card_id, note_id, ordinal = row[:3]
             if card_id in known:
@@ -155,6 +262,7 @@ def _import(*, user, connection: sqlite3.Connection, now: datetime) -> dict[str,
             if note_id not in notes:
                 raise _invalid(f"Card {index + 1} (id {card_id}) belongs to no note.")
             kind, front, back = note_sides(notes[note_id], ordinal)
+            deck = decks.get(row[12], "")
             card = Card(source_type=SourceType.OWN, owner=user)
             try:
                 if len(front) > own_cards.FRONT_MAX_CHARS or len(back) > own_cards.BACK_MAX_CHARS:
@@ -162,7 +270,8 @@ def _import(*, user, connection: sqlite3.Connection, now: datetime) -> dict[str,
                 own_cards.render(card, kind, front, back)
             except InvalidInput as exc:
                 raise _invalid(f"Card {index + 1} (id {card_id}): {exc.detail}") from None
-            planned.append((row, OwnNote(user=user, kind=kind, front=front, back=back, anki_card_id=card_id), card))
+            planned.append((row, OwnNote(user=user, kind=kind, front=front, back=back, anki_card_id=card_id,
+                                         anki_deck=deck), card))
         OwnNote.objects.bulk_create([note for _, note, _ in planned], batch_size=1000)
         for _, note, card in planned:
             card.source_id = note.pk
@@ -175,12 +284,14 @@ def _import(*, user, connection: sqlite3.Connection, now: datetime) -> dict[str,
                                        last_review=last_reviews.get(row[0])) for row, _, card in planned}
         UserCard.objects.bulk_create(imported.values(), batch_size=1000)
         reviews = _reviews(user=user, connection=connection, imported=imported)
-    return {"cards": len(imported), "reviews": reviews, "skipped": card_count - len(imported)}
+    per_deck = Counter(note.anki_deck for _, note, _ in planned)
+    return {"cards": len(imported), "reviews": reviews, "skipped": card_count - len(imported),
+            "decks": [{"name": name, "cards": per_deck[name]} for name in sorted(per_deck)]}
 
 
 def _user_card(user, card: Card, row: tuple, *, created: float, now: datetime, buried_until: datetime,
                last_review: datetime | None) -> UserCard:
-    _, _, _, anki_type, queue, due, ivl, factor, reps, lapses, flags, data = row
+    anki_type, queue, due, ivl, factor, reps, lapses, flags, data = row[3:12]
     state = ANKI_STATES.get(anki_type, CardState.NEW)
     stability, difficulty = (None, None) if state == CardState.NEW else _memory(data, ivl=ivl, factor=factor)
     due_at = _due(anki_type, queue, due, created=created, now=now)

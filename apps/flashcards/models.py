@@ -97,6 +97,8 @@ class OwnNote(models.Model):
     back = models.TextField(blank=True)
     anki_card_id = models.BigIntegerField(null=True, blank=True,
                                           help_text="The card's id in the Anki package it was imported from")
+    anki_deck = models.TextField(blank=True, default="",
+                                 help_text="The full name of the Anki deck it was imported from (levels joined by ::)")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

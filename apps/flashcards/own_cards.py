@@ -116,4 +116,4 @@ def own_card_body(card: Card) -> dict:
     chosen = next((slug for slug, kind in decks if kind in (DeckKind.CHAPTER, DeckKind.TOPIC)),
                   next((slug for slug, _ in decks), "all"))
     return {"card_id": card.pk, "kind": note.kind, "front": note.front, "back": note.back, "deck": chosen,
-            "front_html": card.front_html, "back_html": card.back_html}
+            "front_html": card.front_html, "back_html": card.back_html, "anki_deck": note.anki_deck}

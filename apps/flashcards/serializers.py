@@ -42,6 +42,8 @@ class OwnCardSerializer(serializers.Serializer):
     deck = serializers.CharField()
     front_html = serializers.CharField(help_text="As shown, sanitized")
     back_html = serializers.CharField()
+    anki_deck = serializers.CharField(allow_blank=True, help_text="The Anki deck it was imported from (empty: "
+                                                                  "written here)")
 
 
 class CardCheckInputSerializer(serializers.Serializer):
@@ -524,10 +526,16 @@ class OptimizationJobSerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
 
 
+class ApkgDeckSerializer(serializers.Serializer):
+    name = serializers.CharField(allow_blank=True, help_text="The Anki deck's full name, levels joined by ::")
+    cards = serializers.IntegerField(help_text="Cards added from it")
+
+
 class ApkgImportOutputSerializer(serializers.Serializer):
     cards = serializers.IntegerField(help_text="Cards added")
     reviews = serializers.IntegerField(help_text="Reviews added to their history")
     skipped = serializers.IntegerField(help_text="Cards of the package imported before, left as they are")
+    decks = ApkgDeckSerializer(many=True, help_text="The Anki decks of the cards added, by name")
 
 
 class ImportOutputSerializer(serializers.Serializer):

@@ -1,14 +1,17 @@
-"""Importing a learner's own Anki package, written by the official ``anki`` library: notes become their own cards
-with due dates, memory and review log; a second import of the same package changes nothing; bad files answer 400
-naming the file."""
+"""Importing a learner's own Anki package, written by the official ``anki`` library in both its formats (the
+legacy one, and the default since Anki 2.1.50: zstd-compressed, newer schema): notes become their own cards with
+due dates, memory, review log and their Anki deck's name; a second import of the same package changes nothing; bad
+files, and a zstd bomb, answer 400 naming the file."""
 
 import io
 import tempfile
+import tracemalloc
 import zipfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import zstandard
 
 from apps.flashcards.models import Card, CardState, ReviewLog, UserCard
 
@@ -25,18 +28,20 @@ def _answer(col, card_id: int, rating) -> None:
     col.sched.answer_card(col.sched.build_answer(card=card, states=states, rating=rating))
 
 
-@pytest.fixture(scope="module")
-def package() -> dict:
-    return build_package()
+@pytest.fixture(scope="module", params=["legacy", "latest"])
+def package(request) -> dict:
+    return build_package(legacy=request.param == "legacy")
 
 
-def build_package() -> dict:
-    """Three notes in an "Interview" deck: a basic card answered Easy (a review card), a cloze note with two
-    deletions (two cards: the first answered Again, learning; the second suspended), and a new basic card."""
+def build_package(*, legacy: bool = True) -> dict:
+    """Three notes: in an "Interview" deck, a basic card answered Easy (a review card) and a cloze note with two
+    deletions (two cards: the first answered Again, learning; the second suspended); in the nested deck
+    "Interview::Serving::GPU", a new basic card. ``legacy``: the package Anki writes with "Support older Anki
+    versions" ticked; else its default format (a zstd-compressed collection.anki21b)."""
     with tempfile.TemporaryDirectory() as folder:
         col = anki_collection.Collection(str(Path(folder) / "source.anki2"))
         try:
-            deck = col.decks.id("Interview")
+            deck, nested = col.decks.id("Interview"), col.decks.id("Interview::Serving::GPU")
             basic, cloze = col.models.by_name("Basic"), col.models.by_name("Cloze")
             reviewed = col.new_note(basic)
             reviewed["Front"], reviewed["Back"] = "What bounds <b>decode</b>?", "Memory bandwidth"
@@ -46,7 +51,7 @@ def build_package() -> dict:
             col.add_note(deletions, deck)
             fresh = col.new_note(basic)
             fresh["Front"], fresh["Back"] = "TTFT?", "Time to first token"
-            col.add_note(fresh, deck)
+            col.add_note(fresh, nested)
             review_card = reviewed.cards()[0]
             first, second = sorted(deletions.cards(), key=lambda c: c.ord)
             _answer(col, review_card.id, CardAnswer.EASY)
@@ -54,9 +59,9 @@ def build_package() -> dict:
             col.sched.suspend_cards([second.id])
             out = Path(folder) / "interview.apkg"
             col.export_anki_package(out_path=str(out), limit=None, options=anki_collection.ExportAnkiPackageOptions(
-                with_scheduling=True, with_deck_configs=False, with_media=False, legacy=True))
+                with_scheduling=True, with_deck_configs=False, with_media=False, legacy=legacy))
             review = col.get_card(review_card.id)
-            return {"bytes": out.read_bytes(), "review": review.id, "review_ivl": review.ivl, "crt": col.crt,
+            return {"bytes": out.read_bytes(), "legacy": legacy, "review": review.id, "review_ivl": review.ivl, "crt": col.crt,
                     "review_due": review.due, "learning": first.id, "learning_due": col.get_card(first.id).due,
                     "suspended": second.id, "fresh": fresh.cards()[0].id,
                     "revlog": col.db.scalar("select count() from revlog")}
@@ -78,7 +83,9 @@ def test_cards_due_dates_and_revlog_arrive(content, learner_client, package):
     user = learner_client.user
     response = _post(learner_client, package["bytes"])
     assert response.status_code == 200, response.content
-    assert response.json() == {"cards": 4, "reviews": package["revlog"], "skipped": 0}
+    assert response.json() == {"cards": 4, "reviews": package["revlog"], "skipped": 0,
+                               "decks": [{"name": "Interview", "cards": 3},
+                                         {"name": "Interview::Serving::GPU", "cards": 1}]}
     assert package["revlog"] == 2
 
     review = _mine(user, package["review"])
@@ -108,9 +115,64 @@ def test_a_second_import_of_the_same_package_changes_nothing(content, learner_cl
     before = (list(UserCard.objects.filter(user=user).order_by("id").values()),
               list(ReviewLog.objects.filter(user=user).order_by("id").values()), Card.objects.count())
     response = _post(learner_client, package["bytes"])
-    assert response.json() == {"cards": 0, "reviews": 0, "skipped": 4}
+    assert response.json() == {"cards": 0, "reviews": 0, "skipped": 4, "decks": []}
     assert (list(UserCard.objects.filter(user=user).order_by("id").values()),
             list(ReviewLog.objects.filter(user=user).order_by("id").values()), Card.objects.count()) == before
+
+
+def test_the_package_is_in_the_format_anki_writes(package):
+    """Anki's own export: the default format carries a zstd collection.anki21b (meta version 3) next to a stub
+    collection.anki2, which the import must not take for the collection."""
+    archive = zipfile.ZipFile(io.BytesIO(package["bytes"]))
+    names = set(archive.namelist())
+    if package["legacy"]:
+        assert archive.read("meta") == b"\x08\x02" and "collection.anki21" in names
+    else:
+        assert archive.read("meta") == b"\x08\x03" and "collection.anki21" not in names
+        assert archive.read("collection.anki21b")[:4] == b"\x28\xb5\x2f\xfd"  # zstd's magic number
+
+
+def test_each_card_keeps_its_anki_deck(content, learner_client, package):
+    user = learner_client.user
+    _post(learner_client, package["bytes"])
+    decks = {anki_card_id: _mine(user, anki_card_id).card.source_id for anki_card_id in
+             (package["review"], package["learning"], package["suspended"], package["fresh"])}
+    assert {anki_card_id: user.own_notes.get(pk=note_id).anki_deck for anki_card_id, note_id in decks.items()} == {
+        package["review"]: "Interview", package["learning"]: "Interview", package["suspended"]: "Interview",
+        package["fresh"]: "Interview::Serving::GPU"}
+    fresh = _mine(user, package["fresh"]).card_id
+    body = learner_client.get(f"/api/v1/flashcards/own/{fresh}/").json()
+    assert body["anki_deck"] == "Interview::Serving::GPU" and body["front"] == "TTFT?"
+    written = learner_client.post("/api/v1/flashcards/own/", {"kind": "basic", "front": "Q", "back": "A", "deck": "all"},
+                                  format="json")
+    assert written.status_code == 201 and written.json()["anki_deck"] == ""
+
+
+def _zstd_bomb(unpacked: int) -> bytes:
+    """``unpacked`` bytes of zeros, zstd-compressed into a few kilobytes."""
+    out = io.BytesIO()
+    writer = zstandard.ZstdCompressor(level=3).stream_writer(out, closefd=False)
+    chunk = b"SQLite format 3\x00".ljust(1 << 20, b"\x00")
+    for _ in range(unpacked // len(chunk)):
+        writer.write(chunk)
+    writer.close()
+    return out.getvalue()
+
+
+def test_a_zstd_bomb_is_refused_without_being_unpacked(content, learner_client):
+    bomb = _zstd_bomb(1 << 30)  # 1 GiB once decompressed
+    body = _zip(meta=b"\x08\x03", collection_anki21b=bomb)
+    assert len(body) < 100_000
+    tracemalloc.start()
+    try:
+        response = _post(learner_client, body)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert response.status_code == 400, response.content
+    assert "file" in response.json()["fields"] and "too large once unpacked (at most 64 MB)" in response.json()["detail"]
+    assert peak < 200 * 2**20, f"{peak / 2**20:.0f} MiB held while refusing the bomb"  # the limit, not the gigabyte
+    assert not Card.objects.filter(owner=learner_client.user).exists()
 
 
 def test_imported_cards_are_the_learners_alone(content, learner_client, package, make_user):
@@ -144,7 +206,12 @@ def _zip(**members: bytes) -> bytes:
     (b"", "request body"),
     (b"not a zip", "zip archive"),
     (_zip(readme_txt=b"hello"), "no collection"),
-    (_zip(collection_anki21b=b"\x28\xb5\x2f\xfd"), "Support older Anki versions"),
+    (_zip(collection_anki21b=b"\x28\xb5\x2f\xfd"), "not a readable Anki database"),  # a zstd header, no data
+    (_zip(collection_anki21b=b"not zstd at all"), "zstd compression is broken"),
+    (_zip(meta=b"\x08\x03", collection_anki2=b"SQLite format 3\x00"), "no collection"),  # version 3 needs anki21b
+    (_zip(meta=b"\x08\x04", collection_anki21b=b""), "newer Anki (package version 4)"),
+    (_zip(meta=b"\x08", collection_anki21b=b""), "meta file is unreadable"),
+    (_zip(collection_anki21=b""), "not a readable Anki database"),
     (_zip(collection_anki21=b"SQLite format 3\x00 but broken"), "not a readable Anki database"),
 ])
 def test_bad_packages_answer_400_naming_the_file(content, learner_client, body, message):

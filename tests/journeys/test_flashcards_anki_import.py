@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_import_an_anki_package_and_browse_its_cards(site, desktop, tmp_path):
     from apps.flashcards.models import ReviewLog, UserCard
 
-    package = build_package()
+    package = build_package(legacy=False)  # Anki's default export format
     path = tmp_path / "interview.apkg"
     path.write_bytes(package["bytes"])
     page, _ = desktop
@@ -21,7 +21,7 @@ def test_import_an_anki_package_and_browse_its_cards(site, desktop, tmp_path):
     page.goto(f"{site.url}/flashcards/settings")
     page.get_by_label("Import from Anki").set_input_files(str(path))
     expect(page.get_by_test_id("anki-import-status")).to_have_text(
-        "Imported 4 cards and 2 reviews from “interview.apkg”.")
+        "Imported 4 cards and 2 reviews from “interview.apkg” into Interview (3), Interview::Serving::GPU (1).")
     assert UserCard.objects.filter(user__username="ankifan").count() == 4
     assert ReviewLog.objects.filter(user__username="ankifan").count() == 2
 

@@ -1734,6 +1734,12 @@ export interface components {
             remaining: number;
             finished: boolean;
         };
+        ApkgDeck: {
+            /** @description The Anki deck's full name, levels joined by :: */
+            name: string;
+            /** @description Cards added from it */
+            cards: number;
+        };
         ApkgImportOutput: {
             /** @description Cards added */
             cards: number;
@@ -1741,6 +1747,8 @@ export interface components {
             reviews: number;
             /** @description Cards of the package imported before, left as they are */
             skipped: number;
+            /** @description The Anki decks of the cards added, by name */
+            decks: components["schemas"]["ApkgDeck"][];
         };
         /**
          * @description * `poisson` - poisson
@@ -4414,6 +4422,8 @@ export interface components {
             /** @description As shown, sanitized */
             front_html: string;
             back_html: string;
+            /** @description The Anki deck it was imported from (empty: written here) */
+            anki_deck: string;
         };
         OwnCardInputRequest: {
             /**

@@ -477,13 +477,14 @@ function AnkiImport() {
     if (!file) return;
     setMessage("Importing…"); setError("");
     try {
-      const result = await api<{ cards: number; reviews: number; skipped: number }>("/flashcards/import/apkg/", { method: "POST", raw: file });
-      setMessage(`Imported ${result.cards} cards and ${result.reviews} reviews from “${file.name}”${result.skipped ? ` (${result.skipped} imported before, left as they are)` : ""}.`);
+      const result = await api<{ cards: number; reviews: number; skipped: number; decks: { name: string; cards: number }[] }>("/flashcards/import/apkg/", { method: "POST", raw: file });
+      const decks = result.decks.map((deck) => `${deck.name || "no deck"} (${deck.cards})`).join(", ");
+      setMessage(`Imported ${result.cards} cards and ${result.reviews} reviews from “${file.name}”${decks ? ` into ${decks}` : ""}${result.skipped ? ` (${result.skipped} imported before, left as they are)` : ""}.`);
     } catch (e) { setMessage(""); setError(e instanceof ApiError ? e.message : String(e)); }
   };
   return (
     <div className="field">
-      <label htmlFor="anki-import">Import from Anki (.apkg exported with “Support older Anki versions”, at most 20 MB)</label>
+      <label htmlFor="anki-import">Import from Anki (.apkg, at most 20 MB)</label>
       <input id="anki-import" type="file" accept=".apkg" onChange={(e) => void upload(e.target.files?.[0])} />
       {message && <p role="status" data-testid="anki-import-status">{message}</p>}
       {error && <p role="alert" className="error">{error}</p>}
