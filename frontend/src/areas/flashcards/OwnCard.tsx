@@ -13,6 +13,8 @@ export function OwnCardForm({ cardId, onSaved, onCancel }: { cardId?: number; on
   const [form, setForm] = useState({ kind: "basic", front: "", back: "", deck: "all" });
   const [decks, setDecks] = useState<{ slug: string; label: string }[]>([]);
   const [error, setError] = useState<ApiError | null>(null);
+  const [imageField, setImageField] = useState<"front" | "back">("front");  // the side an added image goes in
+  const [imageStatus, setImageStatus] = useState("");
   useEffect(() => { void api<{ decks: DeckNode[] }>("/flashcards/deck-tree/").then((tree) => setDecks(flatten(tree.decks))); }, []);
   useEffect(() => {
     if (cardId === undefined) return;
@@ -24,9 +26,25 @@ export function OwnCardForm({ cardId, onSaved, onCancel }: { cardId?: number; on
       const saved = await api<OwnCard>(cardId === undefined ? "/flashcards/own/" : `/flashcards/own/${cardId}/`,
         { method: cardId === undefined ? "POST" : "PATCH", body: form });
       setError(null);
+      setImageStatus("");
       if (cardId === undefined) setForm({ ...form, front: "", back: "" });
       onSaved(saved);
     } catch (e) { if (e instanceof ApiError) setError(e); else throw e; }
+  };
+  const addImage = async (input: HTMLInputElement) => {
+    const file = input.files?.[0];
+    if (!file) return;
+    setImageStatus("Uploading…");
+    try {
+      const alt = file.name.replace(/\.[^.]+$/, "").slice(0, 200);
+      const image = await api<{ markdown: string }>(`/flashcards/images/?alt=${encodeURIComponent(alt)}`, { method: "POST", raw: file });
+      setForm((f) => ({ ...f, [imageField]: f[imageField] ? `${f[imageField].trimEnd()}\n\n${image.markdown}` : image.markdown }));
+      setImageStatus(`Image added to the ${imageField}.`);
+      setError(null);
+    } catch (e) {
+      setImageStatus("");
+      if (e instanceof ApiError) setError(e); else throw e;
+    } finally { input.value = ""; }
   };
   const problem = (name: string) => error?.fieldMessage(name) && <span className="field-error" role="alert">{error.fieldMessage(name)}</span>;
   return (
@@ -38,11 +56,18 @@ export function OwnCardForm({ cardId, onSaved, onCancel }: { cardId?: number; on
         {problem("kind")}
       </fieldset>
       <label htmlFor="own-front">{form.kind === "cloze" ? "Text (mark deletions {{c1::answer}})" : "Front"} (Markdown)</label>
-      <textarea id="own-front" rows={3} maxLength={2000} value={form.front} onChange={(e) => setForm({ ...form, front: e.target.value })} />
+      <textarea id="own-front" rows={3} maxLength={2000} value={form.front} onFocus={() => setImageField("front")} onChange={(e) => setForm({ ...form, front: e.target.value })} />
       {problem("front")}
       <label htmlFor="own-back">{form.kind === "cloze" ? "Extra (optional)" : "Back"} (Markdown)</label>
-      <textarea id="own-back" rows={3} maxLength={5000} value={form.back} onChange={(e) => setForm({ ...form, back: e.target.value })} />
+      <textarea id="own-back" rows={3} maxLength={5000} value={form.back} onFocus={() => setImageField("back")} onChange={(e) => setForm({ ...form, back: e.target.value })} />
       {problem("back")}
+      <div className="add-image">
+        <label htmlFor={`own-image-${cardId ?? "new"}`}>Add image to the {imageField} (PNG, JPEG, WebP or GIF, at most 2 MB)</label>{" "}
+        <input id={`own-image-${cardId ?? "new"}`} type="file" accept="image/png,image/jpeg,image/webp,image/gif"
+          onChange={(e) => void addImage(e.target)} />
+        {imageStatus && <span role="status" data-testid="image-status"> {imageStatus}</span>}
+        {problem("file")}
+      </div>
       <label htmlFor="own-deck">Deck</label>
       <select id="own-deck" value={form.deck} onChange={(e) => setForm({ ...form, deck: e.target.value })}>
         {decks.map((deck) => <option key={deck.slug} value={deck.slug}>{deck.label}</option>)}

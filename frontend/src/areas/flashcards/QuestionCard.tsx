@@ -150,3 +150,49 @@ export function AnswerKey({ question, result, error }: { question: Question; res
     </section>
   );
 }
+
+/** What the server answers when a numeric card's typed answer is checked (POST /flashcards/<id>/check/). */
+export interface CardCheck {
+  result: "correct" | "wrong"; correct: boolean; expected: number; unit: string; given_in_unit: number;
+  explanation: string; suggested_rating: number;
+}
+
+/** The front of a numeric question's card: type the number (with a unit), checked as practice checks it. */
+export function NumericAnswer({ cardId, unit, onChecked }: { cardId: number; unit?: string; onChecked: (answer: string, check: CardCheck) => void }) {
+  const [answer, setAnswer] = useState("");
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    try {
+      const check = await api<CardCheck>(`/flashcards/${cardId}/check/`, { method: "POST", body: { answer } });
+      setError("");
+      (document.activeElement as HTMLElement | null)?.blur();  // the rating keys 1–4 work at once
+      onChecked(answer, check);
+    } catch (e) {
+      setError(e instanceof ApiError ? (e.fieldMessage("answer") ?? e.message) : String(e));
+    } finally { setBusy(false); }
+  };
+  return (
+    <form className="numeric-answer" onSubmit={(e) => void submit(e)} data-testid="numeric-answer">
+      <label htmlFor={`numeric-answer-${cardId}`}>Your answer{unit ? ` (e.g. in ${unit})` : ""}</label>
+      <input id={`numeric-answer-${cardId}`} value={answer} maxLength={100} autoComplete="off" inputMode="text"
+        placeholder={unit ? `e.g. 12 ${unit}` : "a number"} onChange={(e) => setAnswer(e.target.value)} />
+      <button type="submit" disabled={busy || !answer.trim()}>Check <kbd>Enter</kbd></button>
+      {error && <p className="field-error" role="alert">{error}</p>}
+    </form>
+  );
+}
+
+/** The back: how the typed answer was graded, and the rating it suggests. */
+export function CheckVerdict({ answer, check }: { answer: string; check: CardCheck }) {
+  const given = `${Number(check.given_in_unit.toPrecision(4))} ${check.unit}`.trim();
+  return (
+    <p className={`check-verdict ${check.result}`} data-testid="check-verdict" role="status">
+      <strong>{check.correct ? "✓ Correct" : "✗ Not within the tolerance"}</strong>: you answered “{answer}” ({given}).{" "}
+      {check.explanation} Suggested rating: {check.suggested_rating === 3 ? "Good" : "Again"}.
+    </p>
+  );
+}

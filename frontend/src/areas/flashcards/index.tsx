@@ -7,7 +7,7 @@ import Browse from "./Browse";
 import AddCardPage, { OwnCardForm } from "./OwnCard";
 import Presets, { OptimizeButton, type Preset } from "./Presets";
 import { FLAGS } from "./flags";
-import { AnswerKey, QuestionChoices, useQuestionCard } from "./QuestionCard";
+import { AnswerKey, CheckVerdict, NumericAnswer, QuestionChoices, useQuestionCard, type CardCheck } from "./QuestionCard";
 import "./flashcards.css";
 
 interface SourceLink { kind: string; title: string; path: string }
@@ -176,6 +176,7 @@ function Review() {
   const [noteDraft, setNoteDraft] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const [forecast, setForecast] = useState<DayCount[] | null>(null);
+  const [checked, setChecked] = useState<{ answer: string; check: CardCheck } | null>(null);  // a numeric card's typed answer
   const shownAt = useRef(Date.now());
 
   const load = useCallback(async () => {
@@ -184,6 +185,7 @@ function Review() {
     const next = await api<DueQueue>(`/flashcards/due/?${query}`);
     setQueue(next);
     setRevealed(false);
+    setChecked(null);
     setNoteDraft(null);
     setEditing(false);
     shownAt.current = Date.now();  // the time on a card runs from when it is shown to when it is rated
@@ -303,18 +305,25 @@ function Review() {
           <div className="front" data-testid="card-front">
             <CardText html={card.front_html} text={card.front} />
             {question.question && <QuestionChoices question={question.question} />}
+            {question.question?.kind === "numeric" && !revealed && (
+              <NumericAnswer key={card.card_id} cardId={card.card_id} unit={question.question.choices.unit}
+                onChecked={(answer, check) => { setChecked({ answer, check }); setRevealed(true); }} />
+            )}
           </div>
           {revealed ? (
             <>
               <hr />
               <div className="back" data-testid="card-back">
-                {question.question && <AnswerKey question={question.question} result={question.key} error={question.error} />}
+                {checked && <CheckVerdict answer={checked.answer} check={checked.check} />}
+                {question.question && !checked && <AnswerKey question={question.question} result={question.key} error={question.error} />}
                 <CardText html={card.back_html} text={card.back} />
               </div>
               <div className="rating-buttons">
                 {RATINGS.map((r) => (
-                  <button key={r.value} type="button" onClick={() => void rate(r.value)}>
+                  <button key={r.value} type="button" onClick={() => void rate(r.value)}
+                    className={checked?.check.suggested_rating === r.value ? "suggested" : undefined}>
                     <kbd>{r.value}</kbd> {r.label} <span className="muted">{formatInterval(card.intervals[String(r.value)])}</span>
+                    {checked?.check.suggested_rating === r.value && <span className="badge" data-testid="suggested-rating">suggested</span>}
                   </button>
                 ))}
               </div>
