@@ -42,7 +42,7 @@ from apps.core.parsers import StreamedJSON
 from apps.courses.models import Chapter
 from apps.flashcards import scheduling
 from apps.flashcards.content import SOURCE_MODELS
-from apps.flashcards.models import Card, CardState, ReviewLog, SourceType, SrsSettings, UserCard
+from apps.flashcards.models import Card, CardImage, CardState, ReviewLog, SourceType, SrsSettings, UserCard
 from apps.flashcards.services import SNAPSHOT_FIELDS, day_clock, iso, settings_get, snapshot
 
 FORMAT_NAME = "llmkit-flashcards"
@@ -163,9 +163,31 @@ def anki_guid(card: Card) -> str:
     return genanki.guid_for("llmkit", f"{card.source_type}:{card.source_id}")
 
 
-def anki_fields(card: Card) -> list[str]:
-    return [card.front_html or html.escape(card.front), card.back_html or html.escape(card.back),
-            html.escape(f"{card.source_type}:{card.source_id}")]
+ANKI_IMAGE_SRC = re.compile(r'src="/api/v1/flashcards/images/([0-9]{1,19})/"')
+
+
+def anki_fields(card: Card, media_names: dict[int, str] | None = None) -> list[str]:
+    """Front, back and source as HTML; with ``media_names``, an own card's uploaded images point at the package's
+    media files of those names (Anki shows a note's images from its collection's media folder)."""
+    fields = [card.front_html or html.escape(card.front), card.back_html or html.escape(card.back),
+              html.escape(f"{card.source_type}:{card.source_id}")]
+    if media_names:
+        def local(match: re.Match) -> str:
+            name = media_names.get(int(match.group(1)))
+            return f'src="{name}"' if name else match.group(0)
+
+        fields = [ANKI_IMAGE_SRC.sub(local, field) for field in fields]
+    return fields
+
+
+def anki_media(user, user_cards: list[UserCard]) -> dict[int, tuple[str, bytes]]:
+    """The learner's uploaded images that their own cards show: image id -> (media file name, bytes)."""
+    ids = {int(found) for uc in user_cards if uc.card.owner_id is not None
+           for side in (uc.card.front_html, uc.card.back_html) for found in ANKI_IMAGE_SRC.findall(side)}
+    images = CardImage.objects.filter(owner=user, pk__in=[image_id for image_id in ids if image_id < 2**63])
+    extension = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/gif": "gif"}
+    return {image.pk: (f"llmkit-image-{image.pk}.{extension[image.content_type]}", bytes(image.data))
+            for image in images.order_by("pk")}
 
 
 def anki_tags(user_card: UserCard) -> list[str]:
@@ -281,9 +303,9 @@ def _card_row(user_card: UserCard, *, position: int, deck: AnkiDeck, clock: _Ank
             ctype, queue, due, interval, ease, user_card.reps, user_card.lapses, left, 0, 0, 0, data)
 
 
-def _note_row(user_card: UserCard) -> tuple:
+def _note_row(user_card: UserCard, media_names: dict[int, str] | None = None) -> tuple:
     card = user_card.card
-    fields = anki_fields(card)
+    fields = anki_fields(card, media_names)
     tags = anki_tags(user_card)
     return (ANKI_NOTE_ID_BASE + card.pk, anki_guid(card), ANKI_MODEL_ID, _epoch(card.updated_at), -1,
             f" {' '.join(tags)} ", "\x1f".join(fields), _strip_html(fields[0]), _field_checksum(fields[0]), 0, "")
@@ -299,6 +321,8 @@ def export_apkg(*, user, now: datetime | None = None) -> bytes:
     user_cards = list(_collection(user))
     deck_of, decks = anki_decks([uc.card for uc in user_cards])
     revlog, last_seen = _revlog_rows(user, clock)
+    media = anki_media(user, user_cards)
+    media_names = {image_id: name for image_id, (name, _) in media.items()}
     genanki_decks = [genanki.Deck(deck.id, deck.name) for deck in decks]
     genanki_decks[0].add_model(ANKI_MODEL)
     with tempfile.TemporaryDirectory() as folder:
@@ -313,7 +337,7 @@ def export_apkg(*, user, now: datetime | None = None) -> bytes:
             cursor.execute("UPDATE col SET crt = ?, mod = ?, conf = ?",
                            (_epoch(ANKI_CREATED), int(now.timestamp() * 1000), json.dumps(conf)))
             cursor.executemany("INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                               [_note_row(uc) for uc in user_cards])
+                               [_note_row(uc, media_names) for uc in user_cards])
             cursor.executemany("INSERT INTO cards VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
                 _card_row(uc, position=index + 1, deck=deck_of[uc.card_id], clock=clock, srs=srs, decay=decay,
                           last_review_secs=last_seen.get(ANKI_CARD_ID_BASE + uc.card_id), now=now)
@@ -325,7 +349,10 @@ def export_apkg(*, user, now: datetime | None = None) -> bytes:
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.write(path, "collection.anki2")
-            archive.writestr("media", "{}")
+            # Anki's media map: the zip member "0" is the file named media["0"], and so on
+            archive.writestr("media", json.dumps({str(index): name for index, (name, _) in enumerate(media.values())}))
+            for index, (_, data) in enumerate(media.values()):
+                archive.writestr(str(index), data)
         return buffer.getvalue()
 
 

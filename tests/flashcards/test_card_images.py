@@ -203,3 +203,30 @@ def test_the_export_carries_the_image_reference(learner):
     response = learner.post("/api/v1/flashcards/import/", exported, format="json")
     assert response.status_code == 200, response.content
     assert snippet in learner.get(f"{OWN}{card_id}/").json()["front"]
+
+
+def test_the_anki_package_carries_the_images_as_media(learner):
+    import io
+    import json
+    import sqlite3
+    import tempfile
+    import zipfile
+    from pathlib import Path
+
+    data = png(3, 2)
+    snippet = upload(learner, data, alt="layout").json()["markdown"]
+    image_id = int(snippet.split("/images/")[1].split("/")[0])
+    card_id = _card(learner, f"Front {snippet}").json()["card_id"]
+    response = learner.get("/api/v1/flashcards/export/?format=apkg")
+    assert response.status_code == 200
+    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    name = f"llmkit-image-{image_id}.png"
+    assert json.loads(archive.read("media")) == {"0": name}
+    assert archive.read("0") == data
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "collection.anki2"
+        path.write_bytes(archive.read("collection.anki2"))
+        connection = sqlite3.connect(path)
+        (fields,) = connection.execute("SELECT flds FROM notes WHERE id = ?", (1_700_000_000_000 + card_id,)).fetchone()
+        connection.close()
+    assert f'src="{name}"' in fields.split("\x1f")[0] and "/api/v1/" not in fields
