@@ -17,7 +17,7 @@ moving from Anki keeps their history.
   Anki's HTML, rendered by the content sanitizer. Memory: Anki's FSRS state where the package has it, else FSRS's
   conversion of the SM-2 ease and interval (fsrs-rs ``memory_state_from_sm2``).
 - Decks: each card keeps the full name of its Anki deck ("Interview::Serving::GPU"; a card in a filtered deck,
-  its home deck's) on its note (``OwnNote.anki_deck``), shown with the card; the cards also count in All cards.
+  its home deck's, and its due date there) on its note (``OwnNote.anki_deck``), shown with the card; the cards also count in All cards.
   The package's deck names come from the ``decks`` table (newer schema: levels separated by \\x1f) or the ``col``
   row's JSON (older schema).
 - Idempotent: a card already imported (same Anki card id) is skipped, reviews have ids derived from the learner
@@ -253,8 +253,11 @@ def _import(*, user, connection: sqlite3.Connection, now: datetime) -> dict[str,
         buried_until = day_clock(settings_get(user=user)).today_bounds(now)[1]
         known = set(OwnNote.objects.filter(user=user, anki_card_id__isnull=False).values_list("anki_card_id", flat=True))
         planned = []  # (anki card row, OwnNote, Card): validated before anything is written
-        rows = connection.execute("select id, nid, ord, type, queue, due, ivl, factor, reps, lapses, flags, data, "
-                                  "case when odid != 0 then odid else did end from cards order by id")
+        # a card in a filtered deck: its home deck (odid) and its due there (odue; due is its place in the filter)
+        rows = connection.execute("select id, nid, ord, type, queue, "
+                                  "case when odid != 0 and odue != 0 then odue else due end, ivl, factor, reps, "
+                                  "lapses, flags, data, case when odid != 0 then odid else did end "
+                                  "from cards order by id")
         for index, row in enumerate(rows):
             card_id, note_id, ordinal = row[:3]
             if card_id in known:

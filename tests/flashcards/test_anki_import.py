@@ -148,6 +148,39 @@ def test_each_card_keeps_its_anki_deck(content, learner_client, package):
     assert written.status_code == 201 and written.json()["anki_deck"] == ""
 
 
+@pytest.mark.parametrize("legacy", [True, False])
+def test_a_card_in_a_filtered_deck_keeps_its_home_deck_and_due_date(content, learner_client, legacy):
+    """Anki moves a card into a filtered deck by keeping its home deck in odid and its due day in odue, its due
+    becoming its place in the filter (-100000 for a rescheduling filter)."""
+    with tempfile.TemporaryDirectory() as folder:
+        col = anki_collection.Collection(str(Path(folder) / "source.anki2"))
+        try:
+            note = col.new_note(col.models.by_name("Basic"))
+            note["Front"], note["Back"] = "What is paged attention?", "KV cache in fixed-size blocks"
+            col.add_note(note, col.decks.id("Interview::Serving::GPU"))
+            card_id = note.cards()[0].id
+            _answer(col, card_id, CardAnswer.EASY)
+            home_due = col.get_card(card_id).due
+            cram = col.sched.get_or_create_filtered_deck(0)
+            cram.name = "Cram"
+            cram.config.search_terms[0].search = "deck:Interview*"
+            col.sched.add_or_update_filtered_deck(cram)
+            moved = col.get_card(card_id)
+            assert col.decks.name(moved.did) == "Cram" and moved.due == -100000 and moved.odue == home_due
+            out = Path(folder) / "cram.apkg"
+            col.export_anki_package(out_path=str(out), limit=None, options=anki_collection.ExportAnkiPackageOptions(
+                with_scheduling=True, with_deck_configs=False, with_media=False, legacy=legacy))
+            body, crt = out.read_bytes(), col.crt
+        finally:
+            col.close()
+    response = _post(learner_client, body)
+    assert response.status_code == 200, response.content
+    assert response.json()["decks"] == [{"name": "Interview::Serving::GPU", "cards": 1}]
+    mine = _mine(learner_client.user, card_id)
+    assert mine.state == CardState.REVIEW
+    assert mine.due == datetime.fromtimestamp(crt, tz=UTC) + timedelta(days=home_due)
+
+
 def _zstd_bomb(unpacked: int) -> bytes:
     """``unpacked`` bytes of zeros, zstd-compressed into a few kilobytes."""
     out = io.BytesIO()
