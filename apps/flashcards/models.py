@@ -156,6 +156,8 @@ class UserCard(models.Model):
             # the learning section (learning + relearning): a small index the queue reads in (due, id) order
             models.Index(fields=["user", "due", "id"], name="usercard_learning_due",
                          condition=models.Q(state__in=[CardState.LEARNING, CardState.RELEARNING], suspended=False)),
+            # the card browser's default order (due, then card): a page is a LIMITed walk of this index
+            models.Index(fields=["user", "due", "card"], name="usercard_browse_due"),
         ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.db import connections
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Sum
+from django.db.models import Count, Exists, F, FilteredRelation, OuterRef, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce, Substr
 from django.shortcuts import get_object_or_404
 
@@ -37,8 +37,14 @@ def _not_buried(now: datetime) -> Q:
 def _active_cards(*, user, deck: Deck | None, now: datetime):
     queryset = UserCard.objects.filter(user=user, suspended=False).filter(_not_buried(now))
     if deck is not None and deck.slug != "all":
-        queryset = queryset.filter(card__decks=deck)
+        queryset = queryset.filter(card_id__in=_deck_card_ids(deck_id=deck.pk))
     return queryset
+
+
+def _deck_card_ids(**deck) -> QuerySet:
+    """The ids of a deck's cards, as a subquery: a semi-join on the deck membership table (its (card, deck) index),
+    so a LIMITed scan in due order probes each card's membership instead of joining every card of the deck first."""
+    return Card.decks.through.objects.filter(**deck).values("card_id")
 
 
 def _done_today(*, user, start: datetime) -> dict[str, int]:
@@ -240,35 +246,44 @@ def cram_queue(*, user, deck_slug: str, limit: int, include_new: bool, now: date
 
 
 def deck_list(*, user, now: datetime) -> list[dict]:
+    """Every deck the learner may see with its cards (total: those they may see) and, of those in their collection,
+    the new, learning and due review cards; retired cards count nowhere. One grouped query over deck memberships."""
     srs = settings_get(user=user)
     end = day_clock(srs).today_bounds(now)[1]
-    active = Q(suspended=False) & _not_buried(now)
+    visible = Q(card__owner__isnull=True) | Q(card__owner=user)
+    active = Q(mine__suspended=False) & (Q(mine__buried_until__isnull=True) | Q(mine__buried_until__lte=now))
     per_deck = (
-        UserCard.objects.filter(user=user, card__retired=False)
-        .values("card__decks")
+        Card.decks.through.objects
+        .annotate(mine=FilteredRelation("card__user_cards", condition=Q(card__user_cards__user=user)))
+        .filter(Q(card__retired=False) & (visible | Q(mine__isnull=False)))
+        .values("deck_id")
         .annotate(
-            in_collection=Count("id"),
-            new=Count("id", filter=active & Q(state=CardState.NEW)),
-            learning=Count("id", filter=active & Q(state__in=IN_LEARNING, due__lte=now)),
-            review_due=Count("id", filter=active & Q(state=CardState.REVIEW, due__lt=end)),
+            total=Count("id", filter=visible),
+            in_collection=Count("mine"),
+            new=Count("mine", filter=active & Q(mine__state=CardState.NEW)),
+            learning=Count("mine", filter=active & Q(mine__state__in=IN_LEARNING, mine__due__lte=now)),
+            review_due=Count("mine", filter=active & Q(mine__state=CardState.REVIEW, mine__due__lt=end)),
         )
     )
-    counts = {row.pop("card__decks"): row for row in per_deck}
-    empty = {"in_collection": 0, "new": 0, "learning": 0, "review_due": 0}
-    return [
-        {"slug": deck.slug, "title": deck.title, "kind": deck.kind, "total": deck.total,
-         **counts.get(deck.pk, empty)}
-        for deck in Deck.objects.exclude(slug__in=hidden_deck_slugs()).annotate(
-            total=Count("cards", filter=Q(cards__retired=False) & (Q(cards__owner__isnull=True) | Q(cards__owner=user))))
-    ]
+    counts = {row.pop("deck_id"): row for row in per_deck}
+    empty = {"total": 0, "in_collection": 0, "new": 0, "learning": 0, "review_due": 0}
+    return [{"slug": deck.slug, "title": deck.title, "kind": deck.kind, **counts.get(deck.pk, empty)}
+            for deck in Deck.objects.exclude(slug__in=hidden_deck_slugs())]
 
 
-def _tree_counts(*, active: Q, now: datetime, end: datetime) -> dict:
-    """The due queue's three section filters as aggregate counts (before today's limits)."""
+def _tree_counts(*, now: datetime, end: datetime, through: str = "") -> dict:
+    """The due queue's three section filters as aggregate counts (before today's limits), over the learner's cards
+    reached through ``through`` (a relation to UserCard, or none: UserCard itself)."""
+    field = through.removesuffix("__") or "id"
+
+    def where(**lookups) -> Q:
+        return Q(**{f"{through}{name}": value for name, value in lookups.items()})
+
+    active = where(suspended=False) & (where(buried_until__isnull=True) | where(buried_until__lte=now))
     return {
-        "learning": Count("id", filter=active & Q(state__in=IN_LEARNING, due__lte=now)),
-        "review": Count("id", filter=active & Q(state=CardState.REVIEW, due__lt=end)),
-        "new": Count("id", filter=active & Q(state=CardState.NEW, due__lt=end)),
+        "learning": Count(field, filter=active & where(state__in=IN_LEARNING, due__lte=now)),
+        "review": Count(field, filter=active & where(state=CardState.REVIEW, due__lt=end)),
+        "new": Count(field, filter=active & where(state=CardState.NEW, due__lt=end)),
     }
 
 
@@ -279,21 +294,22 @@ def deck_tree(*, user, now: datetime) -> dict:
 
     A part's deck holds every card of its chapters, so a node's counts are its subtree's cards counted once (a card
     linked to two chapters of a part is one card of the part). Two grouped queries whatever the collection size: one
-    over the learner's cards joined to deck memberships, one for the whole collection (the root).
+    over deck memberships (each deck's cards the learner may see, and those in their collection with the due
+    queue's counts), one over the learner's cards for the whole collection (the root).
     """
     srs = settings_get(user=user)
     start, end = day_clock(srs).today_bounds(now)
     default = _default_limits(srs, _done_today(user=user, start=start))
     assigned = assigned_presets(user=user)
     done_by_deck = done_today_by_deck(user=user, start=start, deck_ids=list(assigned))
-    active = Q(suspended=False) & _not_buried(now)
-    mine = UserCard.objects.filter(user=user)
-    per_deck = {row.pop("card__decks"): row for row in mine.filter(card__decks__isnull=False).values("card__decks")
-                .annotate(in_collection=Count("id"), **_tree_counts(active=active, now=now, end=end))}
-    whole = mine.aggregate(in_collection=Count("id"), **_tree_counts(active=active, now=now, end=end))
-    through = Card.decks.through
-    totals = dict(through.objects.filter(Q(card__owner__isnull=True) | Q(card__owner=user), card__retired=False)
-                  .values("deck_id").annotate(n=Count("id")).values_list("deck_id", "n"))
+    visible = (Q(card__owner__isnull=True) | Q(card__owner=user)) & Q(card__retired=False)
+    per_deck = {row.pop("deck_id"): row for row in Card.decks.through.objects
+                .annotate(mine=FilteredRelation("card__user_cards", condition=Q(card__user_cards__user=user)))
+                .filter(visible | Q(mine__isnull=False)).values("deck_id")
+                .annotate(total=Count("id", filter=visible), in_collection=Count("mine"),
+                          **_tree_counts(now=now, end=end, through="mine__"))}
+    whole = UserCard.objects.filter(user=user).aggregate(in_collection=Count("id"), **_tree_counts(now=now, end=end))
+    totals = {deck_id: row.pop("total") for deck_id, row in per_deck.items()}
     empty = {"in_collection": 0, "learning": 0, "review": 0, "new": 0}
 
     def node(deck: Deck, row: dict) -> dict:
@@ -335,19 +351,25 @@ BROWSE_FIELDS = ("id", "card_id", "state", "stability", "difficulty", "due", "la
 
 
 def card_search(*, user, filters: dict, now: datetime) -> QuerySet:
-    """The learner's cards matching every given filter, in the requested order (then card id): one SQL query.
+    """The learner's cards matching every given filter, in the requested order (then card id): one SQL query, after
+    looking the deck and topic up by slug.
 
-    ``q`` matches a substring of the front or back (case-insensitive); ``deck`` and ``tag`` (a question topic) test
-    deck membership; ``due_before`` / ``due_after`` are days in the learner's calendar (due before that day starts,
-    due after it ends).
+    ``q`` matches a substring of the front or back (case-insensitive; on PostgreSQL a trigram index on each side
+    finds them); ``deck`` and ``tag`` (a question topic) test deck membership; ``due_before`` / ``due_after`` are
+    days in the learner's calendar (due before that day starts, due after it ends). The default order (due, then
+    card) is read from the ``usercard_browse_due`` index, so a page need not sort every match.
     """
     queryset = UserCard.objects.filter(user=user)
     if filters.get("q"):
         queryset = queryset.filter(Q(card__front__icontains=filters["q"]) | Q(card__back__icontains=filters["q"]))
-    if filters.get("deck") and filters["deck"] != "all":
-        queryset = queryset.filter(card__decks__slug=filters["deck"])
-    if filters.get("tag"):
-        queryset = queryset.filter(card__decks__slug=f"topic-{filters['tag']}")
+    slugs = [filters["deck"]] if filters.get("deck") and filters["deck"] != "all" else []
+    slugs += [f"topic-{filters['tag']}"] if filters.get("tag") else []
+    if slugs:  # each deck by its id, so the planner knows how many cards each holds
+        deck_ids = dict(Deck.objects.filter(slug__in=slugs).values_list("slug", "id"))
+        if len(deck_ids) < len(set(slugs)):  # no such deck: no card is in it
+            return UserCard.objects.none()
+        for slug in slugs:
+            queryset = queryset.filter(card_id__in=_deck_card_ids(deck_id=deck_ids[slug]))
     if filters.get("state"):
         queryset = queryset.filter(state__in=filters["state"])
     if filters.get("suspended") is not None:
