@@ -16,6 +16,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote_plus
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -39,10 +40,11 @@ from apps.glossary.models import Term  # noqa: E402
 N = 60
 
 
-def endpoints() -> dict[str, str]:
+def endpoints() -> dict[str, str | list[str]]:
     chapter = Chapter.objects.published().order_by("-body").values_list("slug", flat=True).first()
     chapter = Chapter.objects.filter(slug="attention").values_list("slug", flat=True).first() or chapter
-    term = Term.objects.published().order_by("slug").values_list("slug", flat=True).first()
+    term, term_name = Term.objects.published().order_by("slug").values_list("slug", "term").first()
+    names = list(Term.objects.published().order_by("slug").values_list("term", flat=True)[1 : 2 * (N + 2) + 1])
     return {
         "ping": "/api/v1/ping/",
         "parts": "/api/v1/parts/",
@@ -51,17 +53,29 @@ def endpoints() -> dict[str, str]:
         "glossary list": "/api/v1/glossary/",
         "term page": f"/api/v1/glossary/{term}/",
         "questions list": "/api/v1/questions/",
+        "search": _search_path(term_name),
+        # every request a different query (the glossary's term names; anonymous and signed in get different ones),
+        # so no answer comes from a cache
+        "search, new q": [_search_path(name) for name in names],
     }
 
 
-def measure(client: Client, path: str, headers: dict) -> tuple[float, float, int, int, str]:
-    response = client.get(path, **headers)  # warm (and fill any cache)
+def _search_path(query: str) -> str:
+    return f"/api/v1/search/?q={quote_plus(query)}&limit=12"
+
+
+def measure(client: Client, paths: str | list[str], headers: dict) -> tuple[float, float, int, int, str]:
+    """Timings of N requests to one path, or each to the next of N + 2 paths (the first warms up, the last is the
+    request whose queries are counted)."""
+    cycle = [paths] * (N + 2) if isinstance(paths, str) else paths
+    response = client.get(cycle[0], **headers)  # warm (and fill any cache)
     times, cpu = [], []
-    for _ in range(N):
+    for path in cycle[1 : N + 1]:
         start, start_cpu = time.perf_counter(), time.thread_time()
         client.get(path, **headers)
         times.append(time.perf_counter() - start)
         cpu.append(time.thread_time() - start_cpu)
+    path = cycle[N + 1]
     with CaptureQueriesContext(connection) as queries:
         response = client.get(path, **headers)
     query_count = len(queries)  # before the next request clears the log
@@ -73,6 +87,7 @@ def measure(client: Client, path: str, headers: dict) -> tuple[float, float, int
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--profile", help="cProfile this path (signed in) and print the top functions")
+    parser.add_argument("--only", help="measure only the endpoints whose name contains this, e.g. search")
     args = parser.parse_args()
     user, _ = get_user_model().objects.get_or_create(username="bench-reader")
     token, _ = Token.objects.get_or_create(user=user)
@@ -91,8 +106,11 @@ def main() -> None:
     print(f"median of {N}; wall ms includes the database, CPU ms is this process only")
     print(f"{'endpoint':16} {'anon wall':>9} {'anon CPU':>9} {'token wall':>10} {'token CPU':>9} {'queries':>8}  status / size")
     for name, path in endpoints().items():
-        anon_ms, anon_cpu, _, _, _ = measure(client, path, {})
-        user_ms, user_cpu, queries, code, info = measure(client, path, signed_in)
+        if args.only and args.only not in name:
+            continue
+        anon_path, user_path = (path, path) if isinstance(path, str) else (path[::2], path[1::2])
+        anon_ms, anon_cpu, _, _, _ = measure(client, anon_path, {})
+        user_ms, user_cpu, queries, code, info = measure(client, user_path, signed_in)
         print(f"{name:16} {anon_ms:9.2f} {anon_cpu:9.2f} {user_ms:10.2f} {user_cpu:9.2f} {queries:8d}  {code} {info}")
 
 

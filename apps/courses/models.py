@@ -1,9 +1,12 @@
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.db import models
 from simple_history.models import HistoricalRecords
 
 from apps.core.models import ContentModel, PublishedQuerySet
+from apps.core.search_vectors import SearchVectorManager
 from apps.courses.validation import chapter_errors
 
 
@@ -51,12 +54,15 @@ class Chapter(ContentModel):
     sources = models.JSONField(
         default=list, blank=True, help_text="Where its facts come from: a file and function at a release, a paper section, a datasheet",
     )
-    history = HistoricalRecords(m2m_fields=[prerequisites])
-    objects = ChapterQuerySet.as_manager()
+    # title A, summary B, body C; written by a database trigger (apps.core.search_vectors), read by search only
+    search_vector = SearchVectorField(null=True, editable=False)
+    history = HistoricalRecords(m2m_fields=[prerequisites], excluded_fields=["search_vector"])
+    objects = SearchVectorManager.from_queryset(ChapterQuerySet)()
 
     class Meta:
         ordering = ["part__order", "order"]
         constraints = [models.UniqueConstraint(fields=["part", "order"], name="unique_chapter_order_in_part")]
+        indexes = [GinIndex(fields=["search_vector"], name="chapter_search_vector")]
 
     def get_absolute_url(self) -> str:
         return f"/learn/{self.slug}"

@@ -1,9 +1,12 @@
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.db import models
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import ContentModel
+from apps.core.models import ContentModel, PublishedQuerySet
 from apps.core.registry import simulator_errors
+from apps.core.search_vectors import SearchVectorManager
 from apps.core.validation import markdown_error, string_list_error
 
 
@@ -15,10 +18,14 @@ class Term(ContentModel):
     related = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="related_from")
     chapters = models.ManyToManyField("courses.Chapter", related_name="introduced_terms", blank=True)
     simulators = models.JSONField(default=list, blank=True)
-    history = HistoricalRecords()
+    # term and aliases A, definition B, explanation C; written by a database trigger (apps.core.search_vectors)
+    search_vector = SearchVectorField(null=True, editable=False)
+    history = HistoricalRecords(excluded_fields=["search_vector"])
+    objects = SearchVectorManager.from_queryset(PublishedQuerySet)()
 
     class Meta:
         ordering = ["term"]
+        indexes = [GinIndex(fields=["search_vector"], name="term_search_vector")]
 
     def get_absolute_url(self) -> str:
         return f"/glossary/{self.slug}"

@@ -1,11 +1,14 @@
 import uuid
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.db import models
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import ContentModel
+from apps.core.models import ContentModel, PublishedQuerySet
+from apps.core.search_vectors import SearchVectorManager
 from apps.core.validation import has_nul, markdown_error
 from apps.courses.models import Level
 from apps.quiz.investigation import scenario_errors
@@ -47,10 +50,14 @@ class Question(ContentModel):
     sources = models.JSONField(
         default=list, blank=True, help_text="Where its facts come from: a file and function at a release, a paper section, a datasheet",
     )
-    history = HistoricalRecords()
+    # prompt B, answer D; written by a database trigger (apps.core.search_vectors), read by search only
+    search_vector = SearchVectorField(null=True, editable=False)
+    history = HistoricalRecords(excluded_fields=["search_vector"])
+    objects = SearchVectorManager.from_queryset(PublishedQuerySet)()
 
     class Meta:
         ordering = ["id"]
+        indexes = [GinIndex(fields=["search_vector"], name="question_search_vector")]
 
     def clean(self) -> None:
         """The answer key fits the kind (normalized in place; a changed key bumps key_version), prompt and answer

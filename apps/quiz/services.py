@@ -276,7 +276,8 @@ def _chapter_refs(questions: list[Question]) -> list[dict]:
 def practice_summary(*, session: PracticeSession) -> dict:
     """Score overall, by topic and by level; weakest topics with the chapters to re-read. Interviews add timing."""
     chapters = _published_links()[0].queryset
-    answers = list(session.answers.select_related("question").prefetch_related(
+    # select_related ignores Question's manager, which leaves out the stored search vector: say so here
+    answers = list(session.answers.select_related("question").defer("question__search_vector").prefetch_related(
         "question__topics", Prefetch("question__chapters", queryset=chapters)))
     by_topic: dict[str, list[PracticeAnswer]] = {}
     for answer in answers:

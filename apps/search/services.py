@@ -1,7 +1,8 @@
 """Site search over chapters, glossary terms and questions (published only), ranked, typo-tolerant.
 
-On PostgreSQL: full-text search (``SearchVector``/``SearchQuery``/``SearchRank``, snippets from
-``SearchHeadline``) plus pg_trgm trigram word similarity on titles and term names, which is what makes
+On PostgreSQL: full-text search (``SearchQuery``/``SearchRank`` over each row's stored, GIN-indexed
+``search_vector``, which a trigger keeps right: see ``apps.core.search_vectors``; snippets from ``SearchHeadline``
+for the returned rows only) plus pg_trgm trigram word similarity on titles and term names, which is what makes
 ``kv cahce`` or ``pagedattention`` still find their chapter and term.
 
 On SQLite (the zero-configuration development database) there is no full-text engine worth its weight:
@@ -23,13 +24,13 @@ from django.contrib.postgres.search import (
     SearchHeadline,
     SearchQuery,
     SearchRank,
-    SearchVector,
     TrigramWordSimilarity,
 )
 from django.db import connection
-from django.db.models import Count, FloatField, Max, Q, TextField, Value
+from django.db.models import F, FloatField, Q, TextField, Value
 from django.db.models.functions import Cast, Coalesce, Greatest
 
+from apps.core.cache_keys import body_key, cached_body, content_version
 from apps.core.models import Status
 from apps.courses.models import Chapter
 from apps.glossary.models import Term
@@ -41,6 +42,7 @@ SNIPPET_CHARS = 180
 WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 MARK_START, MARK_STOP = "\x02", "\x03"
 TRIGRAM_THRESHOLD = 0.45
+ALIAS_CUTOFF = 0.8
 
 
 @dataclass
@@ -56,6 +58,7 @@ class Document:
     score: float = 0.0
     snippet: str = ""
     title_names: list[str] = field(default_factory=list)  # the title and, for terms, aliases
+    pk: int | None = None  # the row, for a database headline (PostgreSQL)
 
 
 @dataclass(frozen=True)
@@ -85,16 +88,10 @@ def _question_title(prompt: str) -> str:
 _CACHE: dict[str, tuple] = {}
 
 
-def _signature() -> tuple:
-    return tuple(
-        tuple(model.objects.aggregate(n=Count("pk"), at=Max("updated_at")).values())
-        for model in (Chapter, Term, Question)
-    )
-
-
 def indexed() -> tuple[list[Document], set[str]]:
-    """Documents and their vocabulary, rebuilt only when content changed (a few cheap aggregate queries)."""
-    signature = _signature()
+    """Documents and their vocabulary, rebuilt in each process only when content changed (the content version:
+    any save or delete of a part, chapter, term or question moves it; see apps.core.cache_keys)."""
+    signature = content_version()
     cached = _CACHE.get("index")
     if cached is None or cached[0] != signature:
         docs = documents()
@@ -231,55 +228,42 @@ def _search_python(query: str, limit: int) -> SearchResponse:
 
 def _search_postgres(query: str, limit: int) -> SearchResponse:
     # Full-text search has no typo tolerance of its own: correct the words against the indexed vocabulary first.
-    _, vocabulary = indexed()
+    docs, vocabulary = indexed()
     query_words = words_of(query)
     corrected_words = correct_words(query_words, vocabulary)
     corrected = " ".join(corrected_words) if corrected_words != query_words else None
     search_query = SearchQuery(corrected or query, search_type="websearch", config="english")
-    headline = {"start_sel": MARK_START, "stop_sel": MARK_STOP, "max_words": 30, "min_words": 15, "config": "english"}
 
-    def ranked(queryset, vector, similarity, snippet_field):
+    def ranked(queryset, similarity, tiebreak, *fields):
+        # Rank from the stored vector (see apps.core.search_vectors): the same value as ranking a vector built here.
+        # The tie-break keeps the cut at limit * 2 from depending on the rows' physical order.
         return (
-            queryset.annotate(
-                rank=SearchRank(vector, search_query, normalization=Value(0)),
+            queryset.only(*fields)
+            .annotate(
+                rank=SearchRank(F("search_vector"), search_query, normalization=Value(0)),
                 similarity=Coalesce(similarity, Value(0.0), output_field=FloatField()),
-                headline=SearchHeadline(snippet_field, search_query, **headline),
             )
             .filter(Q(rank__gt=0.0) | Q(similarity__gte=TRIGRAM_THRESHOLD))
-            .order_by("-similarity", "-rank")[: limit * 2]
+            .order_by("-similarity", "-rank", tiebreak)[: limit * 2]
         )
 
-    chapter_vector = (
-        SearchVector("title", weight="A", config="english")
-        + SearchVector("summary", weight="B", config="english")
-        + SearchVector("body", weight="C", config="english")
-    )
     chapters = ranked(
         Chapter.objects.published().filter(part__status=Status.PUBLISHED),
-        chapter_vector, TrigramWordSimilarity(query, "title"), "body",
+        TrigramWordSimilarity(query, "title"), "title", "slug", "title", "summary",
     )
     aliases = Cast("aliases", TextField())
-    term_vector = (
-        SearchVector("term", weight="A", config="english")
-        + SearchVector(aliases, weight="A", config="english")
-        + SearchVector("definition", weight="B", config="english")
-        + SearchVector("explanation", weight="C", config="english")
-    )
     terms = ranked(
-        Term.objects.published(), term_vector,
-        Greatest(TrigramWordSimilarity(query, "term"), TrigramWordSimilarity(query, aliases)), "definition",
+        Term.objects.published(),
+        Greatest(TrigramWordSimilarity(query, "term"), TrigramWordSimilarity(query, aliases)),
+        "term", "slug", "term", "aliases", "definition",
     )
-    questions = ranked(
-        Question.objects.published(),
-        SearchVector("prompt", weight="B", config="english") + SearchVector("answer", weight="D", config="english"),
-        Value(0.0), "prompt",
-    )
+    questions = ranked(Question.objects.published(), Value(0.0), "id", "slug", "prompt")
     results: list[Document] = []
     query_words = set(corrected_words)
     phrase = _compact(corrected or query)
     for chapter in chapters:
         doc = _pg_doc("chapter", chapter.slug, None, chapter.title, f"/learn/{chapter.slug}", chapter,
-                      chapter.summary, query_words, boost=1.0)
+                      chapter.summary, boost=1.0)
         title = _compact(chapter.title)
         if phrase in {title, _compact(chapter.title.split(":")[0])}:
             doc.score += 1.5
@@ -288,41 +272,75 @@ def _search_postgres(query: str, limit: int) -> SearchResponse:
         results.append(doc)
     for term in terms:
         doc = _pg_doc("term", term.slug, None, term.term, f"/glossary/{term.slug}", term,
-                      term.definition, query_words, boost=1.2)
+                      term.definition, boost=1.2)
         doc.score += 2.0 if phrase in {_compact(name) for name in (term.term, *term.aliases)} else 0
         results.append(doc)
     for question in questions:
         results.append(_pg_doc("question", question.slug, question.id, _question_title(question.prompt),
                                f"/practice/questions/{question.id}", question, _plain(question.prompt),
-                               query_words, boost=0.6))
-    results.extend(_alias_hits(query, {d.key for d in results}, query_words))
+                               boost=0.6))
+    results.extend(_alias_hits(query, {d.key for d in results}, query_words, docs))
     results.sort(key=lambda d: (-d.score, d.kind, d.title))
-    return SearchResponse(query=query, corrected=corrected, results=[_result(doc) for doc in results[:limit]])
+    top = results[:limit]
+    _add_snippets(top, search_query, query_words)
+    return SearchResponse(query=query, corrected=corrected, results=[_result(doc) for doc in top])
 
 
-def _pg_doc(kind, slug, pk, title, url, obj, fallback_text, query_words, boost) -> Document:
+# kind -> (model, the field its snippet is a headline of)
+HEADLINED = {"chapter": (Chapter, "body"), "term": (Term, "definition"), "question": (Question, "prompt")}
+
+
+def _add_snippets(docs: list[Document], search_query: SearchQuery, query_words: set[str]) -> None:
+    """Snippets of the returned documents only: a database headline (costly: it parses the whole text) where the
+    query matches the text, else a window of the fallback text; one query per kind present."""
+    options = {"start_sel": MARK_START, "stop_sel": MARK_STOP, "max_words": 30, "min_words": 15, "config": "english"}
+    for kind, (model, field_name) in HEADLINED.items():
+        wanted = {doc.pk: doc for doc in docs if doc.kind == kind and doc.pk is not None}
+        if not wanted:
+            continue
+        headlines = dict(
+            model.objects.filter(pk__in=wanted)
+            .annotate(headline=SearchHeadline(field_name, search_query, **options))
+            .values_list("pk", "headline")
+        )
+        for pk, doc in wanted.items():
+            headline = headlines.get(pk) or ""
+            doc.snippet = safe_headline(headline) if MARK_START in headline else highlight(doc.snippet_text, query_words)
+
+
+def _pg_doc(kind, slug, pk, title, url, obj, fallback_text, boost) -> Document:
     key = f"{kind}:{pk if pk is not None else slug}"
-    doc = Document(kind=kind, key=key, slug=slug, id=pk, title=title, url=url, fields=[], snippet_text=fallback_text)
+    doc = Document(kind=kind, key=key, slug=slug, id=pk, title=title, url=url, fields=[], snippet_text=fallback_text,
+                   pk=obj.pk)
     doc.score = boost * (obj.rank + 2.0 * obj.similarity)
-    doc.snippet = safe_headline(obj.headline) if MARK_START in (obj.headline or "") else highlight(fallback_text, query_words)
     return doc
 
 
-def _alias_hits(query: str, seen: set[str], query_words: set[str]) -> list[Document]:
-    """Terms whose alias (e.g. ``TTFT``) is close to the query; aliases are a JSON list, so compare in Python."""
+def _alias_hits(query: str, seen: set[str], query_words: set[str], docs: list[Document]) -> list[Document]:
+    """Terms whose alias (e.g. ``TTFT``) is close to the query; aliases are a JSON list, so compare in Python, over
+    the indexed documents (already in memory) rather than the term rows."""
     lowered = query.lower().strip()
     hits = []
-    for term in Term.objects.published().exclude(aliases=[]):
-        if f"term:{term.slug}" in seen:
+    for term in docs:
+        aliases = term.title_names[1:]
+        if term.kind != "term" or not aliases or term.key in seen:
             continue
-        best = max((difflib.SequenceMatcher(None, lowered, alias.lower()).ratio() for alias in term.aliases), default=0)
-        if best >= 0.8:
-            doc = Document(kind="term", key=f"term:{term.slug}", slug=term.slug, title=term.term,
-                           url=f"/glossary/{term.slug}", fields=[], snippet_text=term.definition)
+        best = max((_close_ratio(lowered, alias.lower(), ALIAS_CUTOFF) for alias in aliases), default=0)
+        if best >= ALIAS_CUTOFF:
+            doc = Document(kind="term", key=term.key, slug=term.slug, title=term.title, url=term.url, fields=[],
+                           snippet_text=term.snippet_text)
             doc.score = 1.2 * 2.0 * best
-            doc.snippet = highlight(term.definition, query_words)
+            doc.snippet = highlight(term.snippet_text, query_words)
             hits.append(doc)
     return hits
+
+
+def _close_ratio(a: str, b: str, cutoff: float) -> float:
+    """``SequenceMatcher(None, a, b).ratio()``, or 0 when its cheap upper bounds already fall below ``cutoff``."""
+    matcher = difflib.SequenceMatcher(None, a, b)
+    if matcher.real_quick_ratio() < cutoff or matcher.quick_ratio() < cutoff:
+        return 0.0
+    return matcher.ratio()
 
 
 def _result(doc: Document) -> dict:
@@ -333,9 +351,10 @@ def _result(doc: Document) -> dict:
 
 
 def search(*, query: str, limit: int = DEFAULT_LIMIT) -> SearchResponse:
+    """Results are the same for every reader (published content only), so a response is cached under the content
+    version: any change to a chapter, part, term or question retires it (see apps.core.cache_keys)."""
     query = query.strip()
-    if connection.vendor == "postgresql":
-        return _search_postgres(query, limit)
-    return _search_python(query, limit)
+    engine = _search_postgres if connection.vendor == "postgresql" else _search_python
+    return cached_body(body_key("search", query, limit), lambda: engine(query, limit))
 
 
