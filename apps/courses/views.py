@@ -1,11 +1,12 @@
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.authentication import TokenAuthentication
 from apps.core.cache_keys import body_key, cached_body
 from apps.core.conditional import ConditionalGetMixin
 from apps.core.permissions import IsAuthorOrReadOnly, is_author
