@@ -417,8 +417,6 @@ EXAMPLES: dict[str, Example] = {
                                        bad=Bad(body={"answer": "lots"}, status=400)),
     "flashcards_images_create": Example(body=PNG_1X1, query={"alt": "one pixel"}, status=201,
                                         bad=Bad(body=b"<svg xmlns='http://www.w3.org/2000/svg'/>", status=400)),
-    "flashcards_images_retrieve": Example(path=lambda c: {"image_id": c.image()},
-                                          bad=Bad(path={"image_id": 2**63 - 1}, status=404)),
     "flashcards_images_destroy": Example(path=lambda c: {"image_id": c.image()},
                                          bad=Bad(path={"image_id": 2**63 - 1}, status=404)),
     "flashcards_presets_list": Example(setup=lambda c: c.preset(), bad=Bad(who="anonymous")),

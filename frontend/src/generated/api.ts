@@ -644,7 +644,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload an image for your own cards (PNG, JPEG, WebP or GIF; at most 2 MB and 4096 pixels a side; 50 MB in all); answers the Markdown that shows it (200: the same image again) */
+        /** Upload an image for your own cards (PNG, JPEG, WebP or GIF; at most 2 MB and 4096 pixels a side; 50 MB in all); answers the Markdown that shows it (200: the same image again). GET on its url serves it, to you only, for the <img> of your cards */
         post: operations["flashcards_images_create"];
         delete?: never;
         options?: never;
@@ -659,8 +659,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of your images (only you can load it) */
-        get: operations["flashcards_images_retrieve"];
+        get?: never;
         put?: never;
         post?: never;
         /** Delete one of your images (cards showing it show its alt text instead) */
@@ -10322,10 +10321,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/octet-stream": string;
-                "image/png": string;
-                "image/jpeg": string;
-                "image/webp": string;
-                "image/gif": string;
             };
         };
         responses: {
@@ -10401,93 +10396,6 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Throttled; retry later */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A required service (database or job queue) is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    flashcards_images_retrieve: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                image_id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "image/png": string;
-                    "image/jpeg": string;
-                    "image/webp": string;
-                    "image/gif": string;
-                };
-            };
-            /** @description Invalid input; `fields` names the field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such image of yours */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Method not allowed */
-            405: {
                 headers: {
                     [name: string]: unknown;
                 };
