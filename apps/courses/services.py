@@ -61,8 +61,9 @@ def progress_by_slug(user) -> dict[str, str]:
 
 
 def part_list(*, user) -> list[dict]:
-    chapters = chapter_queryset(user)
-    parts = Part.objects.visible_to(user).annotate(
+    author = is_author(user)  # once: for a session user it is a query
+    chapters = chapter_queryset(user, author=author)
+    parts = Part.objects.for_author(author).annotate(
         chapter_count=Count("chapters", filter=Q(chapters__in=chapters), distinct=True)
     )
     understood = Counter()

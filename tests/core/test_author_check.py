@@ -71,3 +71,14 @@ def test_revoking_the_group_takes_effect_on_the_next_session_request(make_user, 
 
 def test_a_learner_token_never_sees_drafts(make_user, draft):
     assert token_client(make_user()).get(DRAFT).status_code == 404
+
+
+def test_parts_checks_authorship_once_for_a_session_user(make_user, draft, django_assert_num_queries):
+    """Session users have no membership loaded with them: each check is a query, so parts makes one, not two."""
+    make_user("sessionreader")
+    client = APIClient()
+    assert client.login(username="sessionreader", password="correct-horse-battery-9")
+    client.get("/api/v1/parts/")
+    # session, user, the author check, the parts with their counts, the reader's understood chapters
+    with django_assert_num_queries(5):
+        assert client.get("/api/v1/parts/").json()[0]["chapter_count"] == 0
