@@ -33,7 +33,8 @@ def test_fp4_prefill_on_b200_by_hand():
     linear = 2 * LINEAR * 4096 + 2 * TABLE
     attention = 2 * 64 * 256 * 4096 * 80 * 2048.5
     assert r.flops_per_gpu == linear + attention == 582_759_437_303_808
-    # compute-bound at the dense FP4 peak: 582.76e12 / (9e15 · 0.45) = 143.89 ms, + 150 µs step + 4 µs request overhead
+    # compute-bound at the dense FP4 peak and Blackwell's prefill MFU 0.45 (roofline.BLACKWELL_PRIORS):
+    # 582.76e12 / (9e15 · 0.45) = 143.89 ms, + 150 µs step + 4 µs request overhead
     assert r.bound == "compute" and r.compute_time_s == pytest.approx(582_759_437_303_808 / (9e15 * 0.45))
     assert r.step_time_s == pytest.approx(r.compute_time_s + 154e-6)
     fp8 = step_time(LLAMA_70B, GPUS["b200"], batch=1, context_tokens=0, new_tokens=4096, weight_dtype="fp8")
@@ -45,8 +46,9 @@ def test_fp4_decode_on_b200_by_hand():
     # bytes = weights 42,707,145,216 − the embedding table 2,101,346,304 (a lookup) + KV write 80 · 2 · 8 · 128 · 2
     #       + activations 2 · 80 · 8,192 · 2 = 40,605,798,912 + 327,680 + 2,621,440 = 40,608,748,032 B
     assert r.bytes_per_gpu == 40_608_748_032
-    # memory-bound: 40,608,748,032 / (7.7e12 · 0.75) = 7.0318 ms
-    assert r.bound == "memory" and r.memory_time_s == pytest.approx(7.0318e-3, rel=1e-4)
+    # memory-bound at Blackwell's weight-read MBU 0.60 and KV-read efficiency 0.375 (roofline.BLACKWELL_PRIORS):
+    # (40,605,798,912 + 2,621,440) / (7.7e12 · 0.60) = 8.78970 ms + 327,680 / (7.7e12 · 0.375) = 0.113 µs
+    assert r.bound == "memory" and r.memory_time_s == pytest.approx(8.78981e-3, rel=1e-5)
 
 
 def test_fp4_on_a_gpu_without_fp4_units_names_the_dtype():

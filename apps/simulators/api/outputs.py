@@ -116,8 +116,12 @@ StepTimeOutput = output(
     roofline=output("Roofline", peak_flops_per_s=F, bandwidth_bytes_per_s=F, ridge_point_flops_per_byte=F,
                     points=many(RooflinePoint))(),
     **feasibility(), note=S, derivation=S, feasibility_derivation=S, priors=output(
-        "EfficiencyPriors", **{name: Prior() for name in ("mfu", "mbu", "comm_efficiency", "step_overhead_s",
-                                                          "per_request_overhead_s")})(), warnings=Warnings)
+        "EfficiencyPriors", **{name: Prior() for name in ("mfu", "decode_mfu", "mbu", "kv_read_efficiency",
+                                                          "comm_efficiency", "step_overhead_s",
+                                                          "per_request_overhead_s")})(
+        help_text="The efficiency factors used, the GPU family's: fitted to published measurements for Hopper and "
+        "Blackwell (each source names the fixture rows), hand-set for other GPUs"),
+    warnings=Warnings)
 CurvePoint = output("CurvePoint", batch_size=I, tpot_seconds=F, tpot_seconds_range=floats(), tokens_per_s=F,
                     tokens_per_s_range=floats(), tokens_per_s_per_gpu=F, bound=S)
 ThroughputLatencyOutput = output(

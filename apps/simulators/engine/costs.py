@@ -10,8 +10,10 @@ per-step sums, which are what this module precomputes coefficients for:
   A = Σ n_i · layer_ctx(ctx_i + (n_i + 1)/2)   causal attention work (sliding layers capped)
   K = Σ layer_held(ctx_i) + L · T              KV tokens read + written, per layer
 
-  t_compute = (c_T·T + c_B·B + c_A·A) / (peak · MFU)
-  t_memory  = (W(T) + k_kv·K + k_act·T) / (BW · MBU)      W constant except MoE: W depends on
+  t_compute = (c_T·T + c_B·B + c_A·A) / (peak · MFU), the FLOPs shared between the decode MFU (the share D/T of
+              decode tokens, sequences with one new token) and the prefill MFU (the rest)
+  t_memory  = (W(T) + k_act·T) / (BW · MBU) + k_kv·K / (BW · KV-read efficiency)
+                                                          W constant except MoE: W depends on
                                                           the expected distinct experts of T tokens
   t_comm    = x_T·T + x_0  (Megatron TP: 2 ring all-reduces of T·h·bytes per layer)
   t_over    = step overhead + per-request overhead · B
@@ -19,8 +21,9 @@ per-step sums, which are what this module precomputes coefficients for:
 
 so one step costs a few numpy reductions over the batch instead of a call to the full
 model. With every sequence alike it reproduces `roofline.step_time` exactly (tested).
-The efficiency factors are the roofline priors' *expected* values: MFU 0.45, MBU 0.75,
-collective efficiency 0.70, 150 µs per step, 4 µs per request (sources in roofline.PRIORS).
+The efficiency factors are the roofline priors' *expected* values, the GPU family's by default
+(roofline.priors_for: fitted for Hopper and Blackwell, hand-set for other GPUs), collective efficiency 0.70,
+150 µs per step, 4 µs per request.
 The per-step and per-request CPU overheads dominate small models at small batch.
 
 Parallelism (modeling/parallel.py): the engine simulates one deployment of TP · PP · DP GPUs whose DP ranks share
@@ -42,7 +45,7 @@ import numpy as np
 from ..modeling.kv import kv_bytes_per_token_per_layer
 from ..modeling.memory import expert_weight_bytes, weight_bytes
 from ..modeling.parallel import GPUS_PER_NODE, SCALE_OUT_BANDWIDTH_BYTES_PER_S, Parallelism, spread_time
-from ..modeling.roofline import DEFAULT_LINK_LATENCY_S, PRIORS, EfficiencyPriors, expected_distinct_experts
+from ..modeling.roofline import DEFAULT_LINK_LATENCY_S, EfficiencyPriors, expected_distinct_experts, priors_for
 from ..modeling.specs import GPUSpec, ModelSpec, count_params, dtype_bytes
 
 # A step-cost function: (new tokens per scheduled sequence, context before the step) -> seconds.
@@ -63,7 +66,7 @@ class RooflineStepCost:
     moe_top_k: int
     k_kv: float
     k_act: float
-    memory_rate: float         # HBM bytes/s · MBU
+    memory_rate: float         # HBM bytes/s · MBU (weights and activations)
     comm_per_token_s: float
     comm_fixed_s: float
     step_overhead_s: float
@@ -74,6 +77,8 @@ class RooflineStepCost:
     dp: int = 1
     c_expert: float = 0.0      # expert FLOPs per GPU per token of the whole group
     ep: int = 1                # > 1: the busiest EP rank sets the expert time (uniform routing)
+    kv_memory_rate: float | None = None  # HBM bytes/s · KV-read efficiency; None: memory_rate
+    decode_compute_rate: float | None = None  # peak FLOP/s · decode MFU; None: compute_rate
 
     def imbalance(self, tokens: float) -> float:
         """moe.ep_rank_imbalance for uniform routing: 1 + √(2 ln EP · (1 − k/N) · EP/(T·k))."""
@@ -93,17 +98,25 @@ class RooflineStepCost:
         else:
             attn = self.global_layers * float((n * ctx_eff).sum())
             held_sum = self.global_layers * float(ctx.sum())
-        return self.time(tokens, seqs, attn, held_sum)
+        return self.time(tokens, seqs, attn, held_sum, float((n == 1).sum()))
 
-    def time(self, tokens: float, seqs: float, attn: float, held_sum: float) -> float:
+    def time(self, tokens: float, seqs: float, attn: float, held_sum: float, decode_tokens: float | None = None) -> float:
+        """Step seconds; `decode_tokens`: how many of the tokens are decodes (None: all when tokens == seqs, one new
+        token per sequence, else none)."""
         per_rank = (self.c_tokens * tokens + self.c_seqs * seqs + self.c_attn * attn) / self.dp
-        t_c = (per_rank + self.c_expert * tokens * self.imbalance(tokens)) / self.compute_rate
+        flops = per_rank + self.c_expert * tokens * self.imbalance(tokens)
+        if decode_tokens is None:
+            decode_tokens = tokens if tokens == seqs else 0.0
+        share = decode_tokens / tokens if tokens > 0 else 0.0
+        t_c = flops * (share / (self.decode_compute_rate or self.compute_rate) + (1.0 - share) / self.compute_rate)
         weights = self.weights_bytes
         if self.moe_num_experts:
             n = self.moe_num_experts
             weights += self.moe_bytes_per_expert * n * (1.0 - ((n - self.moe_top_k) / n) ** tokens)
         layers = self.global_layers + self.local_layers
-        t_m = (weights + (self.k_kv * (held_sum + layers * tokens) + self.k_act * tokens) / self.dp) / self.memory_rate
+        kv_rate = self.kv_memory_rate or self.memory_rate
+        t_m = ((weights + self.k_act * tokens / self.dp) / self.memory_rate
+               + self.k_kv * (held_sum + layers * tokens) / self.dp / kv_rate)
         t_x = self.comm_per_token_s * tokens + self.comm_fixed_s
         return max(t_c, t_m) + t_x + self.step_overhead_s + self.request_overhead_s * seqs / self.dp
 
@@ -116,11 +129,13 @@ def roofline_step_cost(
     weight_dtype: str = "bf16",
     kv_dtype: str = "bf16",
     act_dtype: str = "bf16",
-    priors: EfficiencyPriors = PRIORS,
+    priors: EfficiencyPriors | None = None,
     link_latency_s: float = DEFAULT_LINK_LATENCY_S,
     par: Parallelism | None = None,
 ) -> RooflineStepCost:
-    """Coefficients of the roofline step time (same terms as roofline._work/_times)."""
+    """Coefficients of the roofline step time (same terms as roofline._work/_times); `priors`: the GPU family's by
+    default."""
+    priors = priors or priors_for(gpu)
     m = model
     par = par or Parallelism(tp=tp)
     tp, dp = par.tp, par.dp
@@ -177,6 +192,8 @@ def roofline_step_cost(
         dp=dp,
         c_expert=2.0 * routed_active / par.expert_shards,
         ep=par.ep,
+        kv_memory_rate=gpu.hbm_bandwidth_bytes_per_s * priors.kv_read_efficiency.expected,
+        decode_compute_rate=gpu.peak_flops(weight_dtype) * priors.decode_mfu.expected,
     )
 
 

@@ -463,7 +463,7 @@ class Engine:
             if nd:
                 x += 2 * (self._sum_ctx + nd)
                 h += self._sum_ctx
-            return cost.time(float(tokens), float(nd + len(ks)), g_layers * (x / 2), g_layers * float(h))
+            return cost.time(float(tokens), float(nd + len(ks)), g_layers * (x / 2), g_layers * float(h), float(nd))
         l_layers, w = cost.local_layers, self._window
         for k, c in zip(ks, cs, strict=True):
             e = 2 * c + k + 1
@@ -473,7 +473,7 @@ class Engine:
         if nd:
             x += 2 * g_layers * (self._sum_ctx + nd) + 2 * l_layers * (self._sum_win + self._below)
             h += g_layers * self._sum_ctx + l_layers * self._sum_win
-        return cost.time(float(tokens), float(nd + len(ks)), x / 2, float(h))
+        return cost.time(float(tokens), float(nd + len(ks)), x / 2, float(h), float(nd))
 
     def _schedule_slow(self, budget: int) -> tuple[list[int], list[int], int, bool]:
         """Walk the running requests in admission order while budget is left (the budget binds or blocks run out)."""

@@ -131,8 +131,9 @@ class _StepModel:
         self.c_d, self.m_d = np.atleast_1d(d.compute_time_s), np.atleast_1d(d.memory_time_s)
         self.x_d, self.o_d = np.atleast_1d(d.communication_time_s), np.atleast_1d(d.overhead_time_s)
         p = step_time(model, gpu, batch=1, context_tokens=0, new_tokens=p_mean, **common)
-        streamed = 1.0 - float(p.weight_bytes_per_gpu) / float(p.bytes_per_gpu)
-        self.c, self.m = float(p.compute_time_s) / p_mean, float(p.memory_time_s) * streamed / p_mean
+        weights_s = p.parallel.pp * float(p.weight_bytes_per_gpu) / (gpu.hbm_bandwidth_bytes_per_s
+                                                                        * p.priors["mbu"]["expected"])
+        self.c, self.m = float(p.compute_time_s) / p_mean, (float(p.memory_time_s) - weights_s) / p_mean
         self.x = float(p.communication_time_s) / p_mean
 
     def time(self, b: np.ndarray, k: np.ndarray | float) -> np.ndarray:

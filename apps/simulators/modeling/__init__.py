@@ -24,7 +24,17 @@ from .moe import MoELoadResult, distinct_experts, expert_load, routing_probabili
 from .paged_kv import PagedKVResult, blocks_needed, paged_vs_contiguous
 from .parallel import Parallelism, parallelism
 from .prefix_cache import PrefixCacheResult, block_hashes, lru_hit_rate, synthetic_prompts
-from .roofline import PRIORS, EfficiencyPriors, Prior, StepResult, expected_distinct_experts, step_time
+from .roofline import (
+    FAMILY_PRIORS,
+    PRIORS,
+    EfficiencyPriors,
+    Prior,
+    StepResult,
+    expected_distinct_experts,
+    gpu_family,
+    priors_for,
+    step_time,
+)
 from .serve_config import ServeConfig, vllm_serve_config
 from .specs import (
     DTYPE_BYTES,

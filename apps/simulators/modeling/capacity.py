@@ -12,7 +12,7 @@ Per replica of TP GPUs:
 4. replicas = ceil(RPS / (ρ·μ)), GPUs = replicas · TP, $/h = GPUs · price,
    $ per million tokens = 10^6 · $/h / (3600 · tokens/s) (llm-analysis cost formula
    scaled from 1k to 1M tokens).
-Ranges use the optimistic / pessimistic efficiency priors of roofline.py.
+Ranges use the optimistic / pessimistic efficiency priors of roofline.py (the GPU family's, roofline.priors_for).
 A replica is one deployment of TP · PP · DP GPUs (parallel.py): its DP ranks each run a batch b, so it serves
 DP × μ; with expert parallelism on (ep > 1), EP = TP · DP for every TP tried.
 """
@@ -28,7 +28,7 @@ from ._util import MAX_CONTEXT_TOKENS, fraction, positive
 from .errors import ModelInputError
 from .memory import TP_CHOICES, fit, tp_is_valid
 from .parallel import parallelism
-from .roofline import PRIORS, EfficiencyPriors, step_time
+from .roofline import EfficiencyPriors, step_time
 from .specs import GPUSpec, ModelSpec
 
 LN_100 = math.log(100.0)
@@ -73,7 +73,7 @@ def plan_capacity(
     price_per_gpu_hour: float | None = None,
     gpu_memory_utilization: float = 0.9,
     max_utilization: float = 0.9,
-    priors: EfficiencyPriors = PRIORS,
+    priors: EfficiencyPriors | None = None,
     pp: int = 1,
     dp: int = 1,
     ep: int = 1,

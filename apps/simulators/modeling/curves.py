@@ -16,7 +16,7 @@ import numpy as np
 
 from ._util import MAX_CONTEXT_TOKENS, fmt, positive
 from .memory import fit
-from .roofline import PRIORS, EfficiencyPriors, step_time
+from .roofline import EfficiencyPriors, step_time
 from .specs import GPUSpec, ModelSpec
 
 
@@ -46,7 +46,7 @@ def throughput_latency_curve(
     kv_dtype: str = "bf16",
     gpu_memory_utilization: float = 0.9,
     max_num_seqs: int = 1024,
-    priors: EfficiencyPriors = PRIORS,
+    priors: EfficiencyPriors | None = None,
 ) -> CurveResult:
     """Decode TPOT and throughput for batch sizes 1, 2, 4, … up to what memory allows."""
     prompt = float(positive("prompt_tokens", prompt_tokens, MAX_CONTEXT_TOKENS))

@@ -25,12 +25,18 @@ Parallelism (parallel.py), for one DP rank's batch: non-expert FLOPs and bytes �
   + comm + overhead. Per MoE layer, EP adds a dispatch and a combine all-to-all of (T/TP) · k · h · B bytes per GPU
   (DP without EP: an all-gather and a reduce-scatter of T_g · h · B) over the group, in-node share at NVLink and the
   rest at the 400 Gb/s NIC (parallel.spread_time); PP adds PP − 1 stage-to-stage sends of T · h · B.
-Efficiency priors are ranges (see PRIORS); outputs carry the expected value and
-`*_range` = [optimistic, pessimistic]. Sources: SIMULATOR-NOTES §2.3–2.5, §2.7.
+t_compute = FLOPs / (peak · MFU), with the decode MFU for a step of one new token per sequence (decode GEMMs of
+  a batch's single tokens reach a smaller share of the peak than a prompt's);
+t_memory = (weights + activations) / (BW · MBU) + KV bytes / (BW · KV-read efficiency): the GEMMs' weight streaming
+  and the attention kernels' KV reads reach different shares of the bandwidth.
+Efficiency priors are ranges per GPU family (priors_for: fitted to published measurements for Hopper and Blackwell,
+HOPPER_PRIORS / BLACKWELL_PRIORS; the hand-set PRIORS elsewhere); outputs carry the expected value and
+`*_range` = [optimistic, pessimistic]. Sources: SIMULATOR-NOTES §2.3–2.5, §2.7; benchmarks/calibration.py.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -56,15 +62,26 @@ class Prior:
 
 @dataclass(frozen=True)
 class EfficiencyPriors:
+    """Efficiency factors of the roofline terms. These defaults (PRIORS) are the literature's hand-set values, used
+    for GPU families without published measurements to fit; FAMILY_PRIORS holds the fitted ones (priors_for)."""
+
     mfu: Prior = Prior(
         0.30, 0.45, 0.60,
         "BLIS hardware_config.json MFU H100 prefill 0.45 / decode 0.30, A100 0.38; "
         "llm-analysis README 'up to 0.7 for inference' (SIMULATOR-NOTES table 2.7)",
     )
+    decode_mfu: Prior = Prior(
+        0.30, 0.45, 0.60,
+        "no separate figure applied: the same as MFU (BLIS's H100 decode MFU 0.30 is for its own model's terms)",
+    )
     mbu: Prior = Prior(
         0.60, 0.75, 0.85,
         "llm-analysis CLI warning 'benchmarks show closer to 0.6–0.7' of HBM peak, 0.9 aggressive; "
         "fitmyllm decode efficiency 0.36–0.53 end to end (SIMULATOR-NOTES table 2.7)",
+    )
+    kv_read_efficiency: Prior = Prior(
+        0.60, 0.75, 0.85,
+        "no separate literature figure: the same share of HBM bandwidth as the weight reads (MBU)",
     )
     comm_efficiency: Prior = Prior(
         0.50, 0.70, 0.85,
@@ -81,7 +98,59 @@ class EfficiencyPriors:
     )
 
 
-PRIORS = EfficiencyPriors()
+PRIORS = EfficiencyPriors()  # families without measurements (Ampere, Ada, AMD, inline GPUs)
+
+# Fitted by benchmarks/calibration.py to TensorRT-LLM's published offline throughput (fixtures/
+# serving-measurements.yaml, perf-overview.md at commit 00f3768): per family, the (MFU, decode MFU, MBU, KV-read
+# efficiency) minimising the squared log error over its rows; low / high = expected × the 2.5th / 97.5th percentile of
+# the rows' measured/predicted ratios at the fit (all four factors scale together, so the step time scales by their
+# inverse). Effective factors of the simulator's roofline terms at a KV-limited offline batch, not kernel
+# measurements. The weight-read MBU is held to the literature's 0.60-0.85 in the fit: these max-throughput runs barely
+# constrain it (their decode is compute- or KV-bound), and both families' fits sit at its lower end, 0.60.
+_FIT = ("fitted by benchmarks/calibration.py to TensorRT-LLM trtllm-bench offline throughput, "
+        "fixtures/serving-measurements.yaml setups ")
+_HOPPER_ROWS = ("llama-3.1-8b-fp8-h100-tp1, llama-3.1-8b-fp8-h200-tp1, llama-3.3-70b-fp8-h100-tp2, "
+                "llama-3.3-70b-fp8-h200-tp1, llama-3.1-405b-fp8-h100-tp8, llama-3.1-405b-fp8-h200-tp8 (60 rows, FP8); "
+                "range: 2.5th-97.5th percentile of measured/predicted 0.750-1.246")
+_BLACKWELL_ROWS = ("llama-3.3-70b-fp4-b200-tp1, llama-3.1-405b-fp4-b200-tp4 (20 rows, NVFP4 weights, FP8 KV); "
+                   "range: 2.5th-97.5th percentile of measured/predicted 0.833-1.246")
+HOPPER_PRIORS = EfficiencyPriors(
+    mfu=Prior(0.450, 0.60, 0.748, "Hopper prefill MFU, " + _FIT + _HOPPER_ROWS),
+    decode_mfu=Prior(0.253, 0.3375, 0.421, "Hopper decode MFU, " + _FIT + _HOPPER_ROWS),
+    mbu=Prior(0.450, 0.60, 0.748, "Hopper weight-read MBU (the fit's lower bound 0.60), " + _FIT + _HOPPER_ROWS),
+    kv_read_efficiency=Prior(0.459, 0.6125, 0.763, "Hopper KV-cache read efficiency (decode attention), "
+                             + _FIT + _HOPPER_ROWS),
+)
+BLACKWELL_PRIORS = EfficiencyPriors(
+    mfu=Prior(0.375, 0.45, 0.561, "Blackwell prefill MFU (of the NVFP4 peak), " + _FIT + _BLACKWELL_ROWS),
+    decode_mfu=Prior(0.177, 0.2125, 0.265, "Blackwell decode MFU (of the NVFP4 peak), " + _FIT + _BLACKWELL_ROWS),
+    mbu=Prior(0.500, 0.60, 0.748, "Blackwell weight-read MBU (the fit's lower bound 0.60), " + _FIT + _BLACKWELL_ROWS),
+    kv_read_efficiency=Prior(0.313, 0.375, 0.467, "Blackwell KV-cache read efficiency (decode attention), "
+                             + _FIT + _BLACKWELL_ROWS),
+)
+FAMILY_PRIORS = {"hopper": HOPPER_PRIORS, "blackwell": BLACKWELL_PRIORS}
+# The catalog has no architecture field: the family is read from the slug, else from the product name.
+_FAMILY_SLUGS = {"h100-sxm": "hopper", "h100-pcie": "hopper", "h200": "hopper", "b200": "blackwell"}
+_FAMILY_NAMES = (
+    ("hopper", re.compile(r"\b(?:GH|H)(?:100|200|800|20)\b", re.IGNORECASE)),
+    ("blackwell", re.compile(r"\b(?:GB|B)(?:100|200|300)\b", re.IGNORECASE)),
+)
+
+
+def gpu_family(gpu: GPUSpec) -> str:
+    """'hopper', 'blackwell' or '' (no fitted family): by catalog slug, else an NVIDIA product name in the name."""
+    if gpu.slug in _FAMILY_SLUGS:
+        return _FAMILY_SLUGS[gpu.slug]
+    if gpu.vendor.lower() == "nvidia":
+        for family, pattern in _FAMILY_NAMES:
+            if pattern.search(gpu.name):
+                return family
+    return ""
+
+
+def priors_for(gpu: GPUSpec) -> EfficiencyPriors:
+    """The GPU family's fitted priors (Hopper, Blackwell); PRIORS (hand-set) for any other family."""
+    return FAMILY_PRIORS.get(gpu_family(gpu), PRIORS)
 DEFAULT_LINK_LATENCY_S = 1e-6  # per ring hop; NVLink ~1 µs, PCIe a few µs (GenZ uses 5 µs + hops)
 BOUNDS = ("compute", "memory", "communication", "overhead")
 
@@ -133,7 +202,7 @@ def step_time(
     kv_dtype: str = "bf16",
     act_dtype: str = "bf16",
     link_latency_s: float = DEFAULT_LINK_LATENCY_S,
-    priors: EfficiencyPriors = PRIORS,
+    priors: EfficiencyPriors | None = None,
     pp: int = 1,
     dp: int = 1,
     ep: int = 1,
@@ -141,7 +210,9 @@ def step_time(
 ) -> StepResult:
     """Time of one engine step for `batch` sequences (per DP rank) with `context_tokens` cached each and
     `new_tokens` processed each (decode: 1; prefill: the prompt or chunk). Vectorized. `expert_routing_skew` is the
-    Zipf exponent of expert popularity (moe.py; 0 = uniform routing)."""
+    Zipf exponent of expert popularity (moe.py; 0 = uniform routing). `priors`: the GPU family's by default
+    (priors_for)."""
+    priors = priors or priors_for(gpu)
     b = positive("batch", batch, MAX_BATCH)
     ctx = non_negative("context_tokens", context_tokens, MAX_CONTEXT_TOKENS)
     n = positive("new_tokens", new_tokens, MAX_CONTEXT_TOKENS)
@@ -165,10 +236,10 @@ def step_time(
     stack = np.stack(np.broadcast_arrays(t_c, t_m, t_x, t_o))
     bound_idx = np.argmax(stack, axis=0)
     bound = np.asarray(BOUNDS)[bound_idx]
-    mfu, mbu = priors.mfu.expected, priors.mbu.expected
+    mfu = np.where(w["decode"], priors.decode_mfu.expected, priors.mfu.expected)
+    mbu, kvbu = priors.mbu.expected, priors.kv_read_efficiency.expected
     per_seq_flops = w["flops_gpu"] / b
-    per_seq_bytes = (w["kv_gpu"] + w["act_gpu"]) / b
-    denom = per_seq_flops / (peak * mfu) - per_seq_bytes / (bw * mbu)
+    denom = per_seq_flops / (peak * mfu) - w["kv_gpu"] / b / (bw * kvbu) - w["act_gpu"] / b / (bw * mbu)
     reachable = denom > 0
     cross = np.where(reachable, (w["weights_gpu"] / (bw * mbu)) / np.where(reachable, denom, 1.0), MAX_BATCH)
     cross = np.minimum(cross, MAX_BATCH)
@@ -258,24 +329,27 @@ def _work(model, gpu, b, ctx, n, par: Parallelism, weight_dtype, kv_dtype, act_d
         "kv_gpu": kv, "act_gpu": act, "bytes_gpu": weights_gpu + kv + act, "distinct": distinct,
         "tokens": tokens, "msg_bytes": tokens * m.hidden_size * b_act, "imbalance": imbalance,
         "moe_group": moe_group, "moe_bytes": moe_bytes, "experts_gpu": experts_gpu / par.pp,
+        "decode": np.broadcast_to(np.asarray(n) == 1, np.shape(tokens)),
     }
 
 
 def _prior_picks(pr: EfficiencyPriors) -> dict:
     return {
-        "expected": (pr.mfu.expected, pr.mbu.expected, pr.comm_efficiency.expected,
+        "expected": (pr.mfu.expected, pr.decode_mfu.expected, pr.mbu.expected, pr.kv_read_efficiency.expected, pr.comm_efficiency.expected,
                      pr.step_overhead_s.expected, pr.per_request_overhead_s.expected),
-        "optimistic": (pr.mfu.high, pr.mbu.high, pr.comm_efficiency.high,
+        "optimistic": (pr.mfu.high, pr.decode_mfu.high, pr.mbu.high, pr.kv_read_efficiency.high, pr.comm_efficiency.high,
                        pr.step_overhead_s.low, pr.per_request_overhead_s.low),
-        "pessimistic": (pr.mfu.low, pr.mbu.low, pr.comm_efficiency.low,
+        "pessimistic": (pr.mfu.low, pr.decode_mfu.low, pr.mbu.low, pr.kv_read_efficiency.low, pr.comm_efficiency.low,
                         pr.step_overhead_s.high, pr.per_request_overhead_s.high),
     }
 
 
-def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, mbu, eff, step_oh, req_oh):
+def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, decode_mfu, mbu, kvbu, eff, step_oh,
+           req_oh):
     tp, layers = par.tp, model.num_layers
+    mfu = np.where(w["decode"], decode_mfu, mfu)  # a step of one new token per sequence is a decode step
     t_c = par.pp * w["flops_gpu"] / (peak * mfu)  # the stages run one after another
-    t_m = par.pp * w["bytes_gpu"] / (bw * mbu)
+    t_m = par.pp * ((w["weights_gpu"] + w["act_gpu"]) / (bw * mbu) + w["kv_gpu"] / (bw * kvbu))
     if tp > 1:
         ring = 2.0 * (tp - 1) / tp * w["msg_bytes"] / (link_bw * eff) + 2.0 * (tp - 1) * alpha
         t_x = 2.0 * layers * ring
@@ -337,6 +411,9 @@ def _derivation(model, gpu, w, peak, bw, b, ctx, n, par: Parallelism, r, pr, wei
                     f"{w['moe_group']} GPUs (in-node share at NVLink, the rest at the 400 Gb/s NIC) = "
                     f"{fmt(r.all_to_all_time_s, 's')}")
     stages = f"PP {par.pp} × " if par.pp > 1 else ""
+    decode = np.asarray(w["decode"])
+    mfu_label = (f"decode MFU {pr.decode_mfu.expected:g}" if decode.all() else f"MFU {pr.mfu.expected:g}"
+                 if not decode.any() else f"MFU {pr.mfu.expected:g}, decode {pr.decode_mfu.expected:g}")
     return (
         f"T = batch · new tokens = {fmt(b)} · {fmt(n)} = {fmt(w['tokens'], 'tokens')}. "
         f"FLOPs = 2·(active − LM head)·T + 2·V·h·batch + attention 2·H·(d_qk+d_v)·T·ctx_eff "
@@ -344,8 +421,9 @@ def _derivation(model, gpu, w, peak, bw, b, ctx, n, par: Parallelism, r, pr, wei
         f"Bytes per GPU = weights {fmt(w['weights_gpu'], 'B')} + KV {fmt(w['kv_gpu'], 'B')} + activations "
         f"{fmt(w['act_gpu'], 'B')} = {fmt(w['bytes_gpu'], 'B')}. Intensity = {fmt(r.arithmetic_intensity, 'FLOP/B')} "
         f"vs ridge {peak / 1e12:,.1f} TFLOP/s ({weight_dtype}) ÷ {bw / 1e12:,.2f} TB/s = {r.ridge_point:,.0f} FLOP/B. "
-        f"t_compute = {stages}FLOPs/(peak·MFU {pr.mfu.expected:g}) = {fmt(r.compute_time_s, 's')}; "
-        f"t_memory = {stages}bytes/(BW·MBU {pr.mbu.expected:g}) = {fmt(r.memory_time_s, 's')}; "
+        f"t_compute = {stages}FLOPs/(peak·{mfu_label}) = {fmt(r.compute_time_s, 's')}; "
+        f"t_memory = {stages}[(weights + activations)/(BW·MBU {pr.mbu.expected:g}) + KV/(BW·KV-read "
+        f"{pr.kv_read_efficiency.expected:g})] = {fmt(r.memory_time_s, 's')}; "
         f"t_comm = 2·L·[2(N−1)/N·T·h·B/(BW_link·{pr.comm_efficiency.expected:g}) + 2(N−1)·α]{moe_comm}"
         + (f" + {par.pp - 1} stage sends of T·h·B" if par.pp > 1 else "") +
         f" = {fmt(r.communication_time_s, 's')}; overhead {fmt(r.overhead_time_s, 's')}. "

@@ -2640,7 +2640,9 @@ export interface components {
         EffectEnum: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
         EfficiencyPriors: {
             mfu: components["schemas"]["Prior"];
+            decode_mfu: components["schemas"]["Prior"];
             mbu: components["schemas"]["Prior"];
+            kv_read_efficiency: components["schemas"]["Prior"];
             comm_efficiency: components["schemas"]["Prior"];
             step_overhead_s: components["schemas"]["Prior"];
             per_request_overhead_s: components["schemas"]["Prior"];
@@ -5741,6 +5743,7 @@ export interface components {
             fix_weight_dtype: string | null;
             /** @description The smallest fix in words; empty when feasible */
             fix: string;
+            /** @description The efficiency factors used, the GPU family's: fitted to published measurements for Hopper and Blackwell (each source names the fixture rows), hand-set for other GPUs */
             priors: components["schemas"]["EfficiencyPriors"];
             phase: string;
             tokens: number;
