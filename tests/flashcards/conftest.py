@@ -4,6 +4,7 @@ import uuid
 from datetime import UTC, datetime
 
 import pytest
+from rest_framework.test import APIClient
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 
@@ -62,3 +63,12 @@ def quiet_settings():
 
 def new_review_id() -> str:
     return str(uuid.uuid4())
+
+
+@pytest.fixture
+def stranger(make_user):
+    """Another signed-in learner, for checking that one learner's cards, presets and images stay theirs."""
+    client = APIClient()
+    client.user = make_user()
+    client.force_authenticate(client.user)
+    return client

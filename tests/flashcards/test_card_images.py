@@ -64,14 +64,6 @@ def learner(learner_client, content):
     return learner_client
 
 
-@pytest.fixture
-def stranger(make_user):
-    client = APIClient()
-    client.user = make_user()
-    client.force_authenticate(client.user)
-    return client
-
-
 @pytest.mark.parametrize(("data", "content_type", "size"), [
     (png(3, 2), "image/png", (3, 2)),
     (jpeg(640, 480), "image/jpeg", (640, 480)),

@@ -7,7 +7,6 @@ holds q2 and the number; topic batching holds q1.
 
 import pytest
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from apps.flashcards.models import Deck, DeckKind, DeckPreset, UserCard
 from apps.flashcards.services import card_review, deck_add, settings_get
@@ -26,13 +25,6 @@ def collection(content, learner_client, quiet_settings):
     quiet_settings(learner_client.user)
     deck_add(user=learner_client.user, slug="all", now=timezone.now())
     return learner_client
-
-
-@pytest.fixture
-def stranger(make_user):
-    client = APIClient()
-    client.force_authenticate(make_user())
-    return client
 
 
 def _create(client, **changes) -> dict:

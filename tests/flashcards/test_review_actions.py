@@ -5,7 +5,6 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from apps.flashcards.models import ReviewLog, UserCard
 from apps.flashcards.services import card_review, deck_add
@@ -22,14 +21,6 @@ def collection(content, card_of, learner_client, quiet_settings):
     ids = {"q1": card_of("question", content["questions"][0]).id, "term": card_of("term", content["term"]).id,
            "number": card_of("number", content["number"]).id}
     return learner_client, ids
-
-
-@pytest.fixture
-def stranger(make_user):
-    client = APIClient()
-    client.user = make_user()
-    client.force_authenticate(client.user)
-    return client
 
 
 def _queue_card(client, card_id: int) -> dict:
