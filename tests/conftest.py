@@ -97,3 +97,16 @@ def real_content(django_db_setup, django_db_blocker):
         finally:
             transaction.set_rollback(True)
             atomic.__exit__(None, None, None)
+
+
+@pytest.fixture
+def eager(settings):
+    """Celery tasks run inline in the test's process (a sweep's chunks one after another), for tests of what a job
+    computes; tests/core/test_celery_worker.py and the sweep Celery tests use a real worker instead."""
+    from config.celery import app
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    old = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = old

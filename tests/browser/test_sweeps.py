@@ -6,17 +6,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def eager_celery(settings):
-    from config.celery import app
-
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-    old = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = old
-
-
-@pytest.fixture
 def catalog(transactional_db):
     """The simulator catalog the sweep's model and GPUs come from."""
     from apps.core.content import FIXTURES_DIR, LoadContext
@@ -25,7 +14,7 @@ def catalog(transactional_db):
     load_catalog(LoadContext(root=FIXTURES_DIR))
 
 
-def test_sweep_runs_to_a_recommendation(live_server, page, eager_celery, catalog):
+def test_sweep_runs_to_a_recommendation(live_server, page, eager, catalog):
     page.goto(f"{live_server.url}/signup")
     page.get_by_label("Username").fill("sweeper")
     page.get_by_label("Password").fill("correct-horse-battery-9")

@@ -32,17 +32,6 @@ def catalog(db):
     return load_real_catalog()
 
 
-@pytest.fixture
-def eager(settings):
-    from config.celery import app
-
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-    old = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = old
-
-
 def refusal(model, point: dict) -> str:
     with pytest.raises(ModelInputError) as refused:
         parallelism(model, tp=point["tensor_parallel"], dp=point["data_parallel"], ep=point["expert_parallel"])

@@ -20,17 +20,6 @@ def catalog(db):
     return load_real_catalog()
 
 
-@pytest.fixture
-def eager(settings):
-    from config.celery import app
-
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-    old = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = old
-
-
 def sweep_body(**over):
     base = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "seed": 2,
             "workload": {"num_requests": 40, "arrival_rate_per_s": 10, "prompt_tokens": 300, "output_tokens": 40},

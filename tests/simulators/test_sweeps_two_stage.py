@@ -4,7 +4,7 @@ only them (the frontier and recommendation from engine verdicts)."""
 import numpy as np
 import pytest
 from api_helpers import load_real_catalog
-from test_sweeps_api import HEAVY, URL, eager, no_send, sweep_body  # noqa: F401 (fixtures)
+from test_sweeps_api import HEAVY, URL, no_send, sweep_body  # noqa: F401 (fixtures)
 
 from apps.simulators import sweeps
 from apps.simulators.engine.engine import SimulationError, WorkLimit
@@ -212,7 +212,7 @@ def test_an_unknown_mode_is_a_400_naming_it(learner_client):
     assert "mode" in r.json()["fields"]
 
 
-def test_a_two_stage_sweep_ends_with_a_simulated_frontier(learner_client, eager,  # noqa: F811
+def test_a_two_stage_sweep_ends_with_a_simulated_frontier(learner_client, eager,
                                                            django_capture_on_commit_callbacks):
     grid = {"gpu": ["h100-sxm", "a100-80gb", "l40s"], "tensor_parallel": [1, 2], "max_num_seqs": [4, 16, 64, 256]}
     with django_capture_on_commit_callbacks(execute=True):
