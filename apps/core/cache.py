@@ -16,6 +16,7 @@ Configure as ``django.core.cache.backends.redis.RedisCache`` would be, with two 
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -94,16 +95,34 @@ class ResilientRedisCache(BaseCache):
 
     # -- the one place that decides where an operation goes --------------------------------------------------
     def _call(self, name: str, *args, **kwargs):
+        return self._route(getattr(self._redis, name), getattr(self._local, name), *args, **kwargs)
+
+    def _route(self, on_redis, on_local, *args, **kwargs):
         breaker = self._breaker
         if breaker.should_try():
             try:
-                result = getattr(self._redis, name)(*args, **kwargs)
+                result = on_redis(*args, **kwargs)
             except _redis_errors() as exc:
                 breaker.failed(exc, self.retry_after_s)
             else:
                 breaker.succeeded()
                 return result
-        return getattr(self._local, name)(*args, **kwargs)
+        return on_local(*args, **kwargs)
+
+    def count_in_window(self, current: str, previous: str, timeout: int) -> tuple[int, int]:
+        """Adds one to the counter ``current`` (kept ``timeout`` seconds) and reads the counter ``previous``: one
+        round trip to Redis (a pipeline), where the generic ``count_in_window`` below needs three."""
+        return self._route(self._redis_count_in_window, functools.partial(count_in_window, self._local),
+                           current, previous, timeout)
+
+    def _redis_count_in_window(self, current: str, previous: str, timeout: int) -> tuple[int, int]:
+        current_key = self._redis.make_and_validate_key(current)
+        pipe = self._redis._cache.get_client(current_key, write=True).pipeline(transaction=False)
+        pipe.incr(current_key)
+        pipe.expire(current_key, int(timeout))
+        pipe.get(self._redis.make_and_validate_key(previous))
+        count, _, before = pipe.execute()
+        return int(count), int(before or 0)
 
     @property
     def degraded(self) -> bool:
@@ -156,3 +175,17 @@ class ResilientRedisCache(BaseCache):
 
     def close(self, **kwargs):
         self._redis.close(**kwargs)
+
+
+def count_in_window(cache, current: str, previous: str, timeout: int) -> tuple[int, int]:
+    """``ResilientRedisCache.count_in_window`` for any Django cache (the per-process fallback, local-memory caches)."""
+    if hasattr(cache, "count_in_window"):
+        return cache.count_in_window(current, previous, timeout)
+    for _ in range(3):  # the counter may expire between add and incr
+        cache.add(current, 0, timeout)
+        try:
+            count = cache.incr(current)
+        except ValueError:
+            continue
+        return count, int(cache.get(previous) or 0)
+    return 1, int(cache.get(previous) or 0)
