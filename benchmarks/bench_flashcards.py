@@ -95,7 +95,7 @@ def build(now) -> tuple:
         # PostgreSQL the visibility map (index-only scans) and the GIN indexes' pending entries merged into the index
         if django.db.connection.vendor == "postgresql":
             cursor.execute("VACUUM ANALYZE flashcards_usercard, flashcards_card, flashcards_card_decks, "
-                           "flashcards_reviewlog")
+                           "flashcards_reviewlog, flashcards_userdeckcount, flashcards_deckcardcount")
         cursor.execute("ANALYZE")
     return user
 
@@ -128,7 +128,8 @@ def main() -> None:
         # Earlier runs leave their deleted rows behind (a server with autovacuum off never reclaims them) and
         # every index scan then wades through them: runs are only comparable from a clean table.
         with django.db.connection.cursor() as cursor:
-            cursor.execute("VACUUM flashcards_usercard, flashcards_card, flashcards_card_decks, flashcards_reviewlog")
+            cursor.execute("VACUUM flashcards_usercard, flashcards_card, flashcards_card_decks, flashcards_reviewlog, "
+                           "flashcards_userdeckcount, flashcards_deckcardcount")
     now = timezone.now()
     user = build(now)
     print(f"database: {django.db.connection.vendor}; built {CARDS:,} cards, {LOGS:,} logs in "

@@ -82,6 +82,8 @@ class Card(models.Model):
     class Meta:
         ordering = ["id"]
         constraints = [models.UniqueConstraint(fields=["source_type", "source_id"], name="one_card_per_source")]
+        # the few retired cards: the deck list leaves them out of its counts
+        indexes = [models.Index(fields=["id"], name="card_retired", condition=models.Q(retired=True))]
 
     def __str__(self) -> str:
         return f"{self.source_type}:{self.source_id}"
@@ -158,7 +160,45 @@ class UserCard(models.Model):
                          condition=models.Q(state__in=[CardState.LEARNING, CardState.RELEARNING], suspended=False)),
             # the card browser's default order (due, then card): a page is a LIMITed walk of this index
             models.Index(fields=["user", "due", "card"], name="usercard_browse_due"),
+            # cards buried until a later time: the deck counts take the buried new cards off the stored counts
+            models.Index(fields=["user", "buried_until"], name="usercard_buried",
+                         condition=models.Q(buried_until__isnull=False)),
         ]
+
+
+class UserDeckCount(models.Model):
+    """What a deck holds of one learner's collection and changes only when cards, memberships or card states change
+    (never by the clock), so the deck tree and deck list need not count every card on each request: kept by
+    database triggers on the card, deck membership and UserCard tables (migration 0012; every write path, bulk
+    UPDATEs and imports included), recomputed from scratch by ``deck_counts.recount``. ``deck`` null: the whole
+    collection."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    deck = models.ForeignKey(Deck, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    cards = models.IntegerField(default=0, help_text="The learner's cards in the deck")
+    live = models.IntegerField(default=0, help_text="Those whose card is not retired")
+    new_cards = models.IntegerField(default=0, help_text="New cards not suspended (buried or not)")
+    live_new_cards = models.IntegerField(default=0, help_text="New cards not suspended whose card is not retired")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "deck"], condition=models.Q(deck__isnull=False),
+                                    name="user_deck_count_once"),
+            models.UniqueConstraint(fields=["user"], condition=models.Q(deck__isnull=True),
+                                    name="user_collection_count_once"),
+        ]
+
+
+class DeckCardCount(models.Model):
+    """A deck's cards that are not retired, by owner (0: cards made from content, which every learner may see;
+    otherwise the learner whose own cards they are). Kept by the same triggers as UserDeckCount."""
+
+    deck = models.ForeignKey(Deck, on_delete=models.CASCADE, related_name="+")
+    owner_id = models.BigIntegerField(default=0)
+    cards = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["deck", "owner_id"], name="deck_card_count_once")]
 
 
 class ReviewLog(models.Model):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.db import connections
-from django.db.models import Count, Exists, F, FilteredRelation, OuterRef, Q, QuerySet, Sum
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce, Substr
 from django.shortcuts import get_object_or_404
 
@@ -13,6 +13,7 @@ from apps.core.models import Status
 from apps.courses.models import Chapter
 from apps.flashcards import scheduling
 from apps.flashcards.content import CHAPTER_DECK_PREFIX, chapter_slug_of_deck, hidden_deck_slugs
+from apps.flashcards.deck_counts import EMPTY_DUE, EMPTY_KEPT, request_counts
 from apps.flashcards.models import Card, CardState, Deck, DeckKind, ReviewLog, SourceType, UserCard
 from apps.flashcards.presets import (
     Limits,
@@ -247,44 +248,18 @@ def cram_queue(*, user, deck_slug: str, limit: int, include_new: bool, now: date
 
 def deck_list(*, user, now: datetime) -> list[dict]:
     """Every deck the learner may see with its cards (total: those they may see) and, of those in their collection,
-    the new, learning and due review cards; retired cards count nowhere. One grouped query over deck memberships."""
+    the new, learning and due review cards; retired cards count nowhere. One query (deck_counts.request_counts):
+    the stored per-deck counts, less what the clock takes off, plus the cards due now."""
     srs = settings_get(user=user)
     end = day_clock(srs).today_bounds(now)[1]
-    visible = Q(card__owner__isnull=True) | Q(card__owner=user)
-    active = Q(mine__suspended=False) & (Q(mine__buried_until__isnull=True) | Q(mine__buried_until__lte=now))
-    per_deck = (
-        Card.decks.through.objects
-        .annotate(mine=FilteredRelation("card__user_cards", condition=Q(card__user_cards__user=user)))
-        .filter(Q(card__retired=False) & (visible | Q(mine__isnull=False)))
-        .values("deck_id")
-        .annotate(
-            total=Count("id", filter=visible),
-            in_collection=Count("mine"),
-            new=Count("mine", filter=active & Q(mine__state=CardState.NEW)),
-            learning=Count("mine", filter=active & Q(mine__state__in=IN_LEARNING, mine__due__lte=now)),
-            review_due=Count("mine", filter=active & Q(mine__state=CardState.REVIEW, mine__due__lt=end)),
-        )
-    )
-    counts = {row.pop("deck_id"): row for row in per_deck}
-    empty = {"total": 0, "in_collection": 0, "new": 0, "learning": 0, "review_due": 0}
-    return [{"slug": deck.slug, "title": deck.title, "kind": deck.kind, **counts.get(deck.pk, empty)}
-            for deck in Deck.objects.exclude(slug__in=hidden_deck_slugs())]
-
-
-def _tree_counts(*, now: datetime, end: datetime, through: str = "") -> dict:
-    """The due queue's three section filters as aggregate counts (before today's limits), over the learner's cards
-    reached through ``through`` (a relation to UserCard, or none: UserCard itself)."""
-    field = through.removesuffix("__") or "id"
-
-    def where(**lookups) -> Q:
-        return Q(**{f"{through}{name}": value for name, value in lookups.items()})
-
-    active = where(suspended=False) & (where(buried_until__isnull=True) | where(buried_until__lte=now))
-    return {
-        "learning": Count(field, filter=active & where(state__in=IN_LEARNING, due__lte=now)),
-        "review": Count(field, filter=active & where(state=CardState.REVIEW, due__lt=end)),
-        "new": Count(field, filter=active & where(state=CardState.NEW, due__lt=end)),
-    }
+    kept, due, visible = request_counts(user=user, now=now, end=end)
+    rows = []
+    for deck in Deck.objects.exclude(slug__in=hidden_deck_slugs()):
+        stored, clock = kept.get(deck.pk, EMPTY_KEPT), due.get(deck.pk, EMPTY_DUE)
+        rows.append({"slug": deck.slug, "title": deck.title, "kind": deck.kind, "total": visible.get(deck.pk, 0),
+                     "in_collection": stored["live"], "new": stored["live_new_cards"] - clock["live_buried_new"],
+                     "learning": clock["live_learning"], "review_due": clock["live_review"]})
+    return rows
 
 
 def deck_tree(*, user, now: datetime) -> dict:
@@ -293,37 +268,31 @@ def deck_tree(*, user, now: datetime) -> dict:
     or those of the presets of the deck and its parent, as in presets.deck_limits).
 
     A part's deck holds every card of its chapters, so a node's counts are its subtree's cards counted once (a card
-    linked to two chapters of a part is one card of the part). Two grouped queries whatever the collection size: one
-    over deck memberships (each deck's cards the learner may see, and those in their collection with the due
-    queue's counts), one over the learner's cards for the whole collection (the root).
+    linked to two chapters of a part is one card of the part). The counts that do not depend on the clock (cards in
+    the collection, new cards not suspended, cards the learner may see) are stored per deck and kept by the
+    database (deck_counts); a request reads them and counts only its due cards (deck_counts.request_counts: one
+    query, whatever the collection size). The root counts the whole collection.
     """
     srs = settings_get(user=user)
     start, end = day_clock(srs).today_bounds(now)
     default = _default_limits(srs, _done_today(user=user, start=start))
     assigned = assigned_presets(user=user)
     done_by_deck = done_today_by_deck(user=user, start=start, deck_ids=list(assigned))
-    visible = (Q(card__owner__isnull=True) | Q(card__owner=user)) & Q(card__retired=False)
-    per_deck = {row.pop("deck_id"): row for row in Card.decks.through.objects
-                .annotate(mine=FilteredRelation("card__user_cards", condition=Q(card__user_cards__user=user)))
-                .filter(visible | Q(mine__isnull=False)).values("deck_id")
-                .annotate(total=Count("id", filter=visible), in_collection=Count("mine"),
-                          **_tree_counts(now=now, end=end, through="mine__"))}
-    whole = UserCard.objects.filter(user=user).aggregate(in_collection=Count("id"), **_tree_counts(now=now, end=end))
-    totals = {deck_id: row.pop("total") for deck_id, row in per_deck.items()}
-    empty = {"in_collection": 0, "learning": 0, "review": 0, "new": 0}
+    kept, due, visible = request_counts(user=user, now=now, end=end)
 
-    def node(deck: Deck, row: dict) -> dict:
+    def node(deck: Deck, key: int | None) -> dict:
         limits = deck_limits(deck_chain(deck), default=default, assigned=assigned, done=done_by_deck)
         preset = assigned.get(deck.pk)
-        return {"slug": deck.slug, "title": deck.title, "kind": deck.kind, "total": totals.get(deck.pk, 0),
-                "in_collection": row["in_collection"],
-                "counts": {"learning": row["learning"], "review": min(row["review"], limits.reviews_left),
-                           "new": min(row["new"], limits.new_left)},
+        stored, clock = kept.get(key, EMPTY_KEPT), due.get(key, EMPTY_DUE)
+        return {"slug": deck.slug, "title": deck.title, "kind": deck.kind, "total": visible.get(deck.pk, 0),
+                "in_collection": stored["cards"],
+                "counts": {"learning": clock["learning"], "review": min(clock["review"], limits.reviews_left),
+                           "new": min(stored["new_cards"] - clock["new_out"], limits.new_left)},
                 "preset": None if preset is None else {"id": preset.pk, "name": preset.name},
                 "children": []}
 
     decks = list(Deck.objects.exclude(slug__in=hidden_deck_slugs()))
-    nodes = {deck.pk: node(deck, whole if deck.slug == "all" else per_deck.get(deck.pk, empty)) for deck in decks}
+    nodes = {deck.pk: node(deck, None if deck.slug == "all" else deck.pk) for deck in decks}
     roots, parts = [], []
     for deck in decks:  # in (order, slug) order, so children stay in curriculum order
         if deck.kind == DeckKind.PART:
