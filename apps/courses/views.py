@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from apps.core.authentication import TokenAuthentication
 from apps.core.cache_keys import body_key, cached_body
-from apps.core.conditional import ConditionalGetMixin
+from apps.core.conditional import ConditionalGetMixin, RenderedBody, json_response
 from apps.core.permissions import IsAuthorOrReadOnly, is_author
 from apps.courses import serializers as s
 from apps.courses import services
@@ -105,11 +105,14 @@ class ChapterDetailApi(ConditionalGetMixin, APIView):
 
         def build() -> dict:
             chapter = services.chapter_get(user=request.user, slug=slug, author=author)  # 404: nothing cached
-            return {"pk": chapter.pk, "body": s.ChapterDetailSerializer(_chapter_detail(request.user, chapter, author)).data}
+            body = s.ChapterDetailSerializer(_chapter_detail(request.user, chapter, author)).data
+            del body["status"]  # the reader's, appended on every answer
+            return {"pk": chapter.pk, "body": RenderedBody.of(body)}
 
-        # The page is the same for every reader but the status (authors: drafts too): cached by content version.
+        # The page is the same for every reader but the status (authors: drafts too): cached, rendered, by content
+        # version; the status is appended to the rendered JSON.
         page = cached_body(body_key("chapter", slug, author), build)
-        return Response({**page["body"], "status": services.chapter_status(request.user, page["pk"])})
+        return json_response(page["body"], status=services.chapter_status(request.user, page["pk"]))
 
     @extend_schema(request=s.ChapterWriteSerializer(partial=True),
                    responses={200: s.ChapterAuthoringSerializer, 404: None, **AUTHORING_RESPONSES})

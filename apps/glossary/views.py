@@ -4,7 +4,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.cache_keys import body_key, cached_body
-from apps.core.conditional import ConditionalGetMixin
+from apps.core.conditional import ConditionalGetMixin, RenderedBody, json_response
 from apps.core.permissions import IsAuthorOrReadOnly, is_author
 from apps.glossary import services
 from apps.glossary.serializers import (
@@ -34,7 +34,7 @@ class TermListApi(ConditionalGetMixin, generics.ListAPIView):
     def list(self, request, *args, **kwargs):
         # Same for every reader but authors (drafts): cached by content version and URL (query, page, host).
         key = body_key("term-list", is_author(request.user), request.build_absolute_uri())
-        return Response(cached_body(key, lambda: super(TermListApi, self).list(request, *args, **kwargs).data))
+        return json_response(cached_body(key, lambda: RenderedBody.of(super(TermListApi, self).list(request, *args, **kwargs).data)))
 
     @extend_schema(request=TermWriteSerializer, responses={201: TermAuthoringSerializer, **AUTHORING_RESPONSES})
     def post(self, request):
@@ -54,11 +54,12 @@ class TermDetailApi(ConditionalGetMixin, APIView):
     def get(self, request, slug: str):
         author = is_author(request.user)
 
-        def build() -> dict:
-            return TermDetailSerializer(services.term_detail(services.term_get(user=request.user, slug=slug, author=author))).data
+        def build() -> RenderedBody:
+            term = services.term_get(user=request.user, slug=slug, author=author)
+            return RenderedBody.of(TermDetailSerializer(services.term_detail(term)).data)
 
-        # Same for every reader but authors (drafts): cached by content version; a 404 is not cached.
-        return Response(cached_body(body_key("term", slug, author), build))
+        # Same for every reader but authors (drafts): cached, rendered, by content version; a 404 is not cached.
+        return json_response(cached_body(body_key("term", slug, author), build))
 
     @extend_schema(request=TermWriteSerializer, responses={200: TermAuthoringSerializer, 404: None, **AUTHORING_RESPONSES})
     def patch(self, request, slug: str):

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.cache_keys import body_key, cached_body
-from apps.core.conditional import ConditionalGetMixin
+from apps.core.conditional import ConditionalGetMixin, RenderedBody, json_response
 from apps.core.models import Status
 from apps.core.pagination import PageNumberPagination, paginated_schema
 from apps.core.permissions import IsAuthorOrReadOnly, is_author
@@ -62,7 +62,7 @@ class QuestionViewSet(ConditionalGetMixin, viewsets.ReadOnlyModelViewSet):
     def list(self, request, *args, **kwargs):
         # Same for every reader but authors (drafts): cached by content version and URL (filters, page, host).
         key = body_key("question-list", is_author(request.user), request.build_absolute_uri())
-        return Response(cached_body(key, lambda: super(QuestionViewSet, self).list(request, *args, **kwargs).data))
+        return json_response(cached_body(key, lambda: RenderedBody.of(super(QuestionViewSet, self).list(request, *args, **kwargs).data)))
 
     @extend_schema(request=s.QuestionWriteSerializer, responses={201: s.QuestionAuthoringSerializer, **AUTHORING_RESPONSES})
     def create(self, request):
