@@ -264,3 +264,16 @@ def test_too_many_cards_is_refused(content, learner_client, package, monkeypatch
     monkeypatch.setattr("apps.flashcards.anki_import.MAX_CARDS", 3)
     response = _post(learner_client, package["bytes"])
     assert response.status_code == 400 and "Too many cards: 4" in response.json()["detail"]
+
+
+def test_imported_cards_count_in_the_stored_deck_counts(content, learner_client, package):
+    from apps.flashcards.deck_counts import stored_counts
+    from tests.flashcards.test_deck_counts import check
+
+    user = learner_client.user
+    _post(learner_client, package["bytes"])
+    assert stored_counts(user=user)[None]["cards"] == 4
+    check(user)
+    _post(learner_client, package["bytes"])  # the second import adds nothing, and the counts stay right
+    assert stored_counts(user=user)[None]["cards"] == 4
+    check(user)
