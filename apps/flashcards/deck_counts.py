@@ -86,6 +86,9 @@ def _card_deck_delta(changes: str) -> str:
 
 
 # --- applying a delta: add to the row, creating it only when cards arrive ------------------------------------------
+# Rows are written in (learner, deck) order, and every trigger writes the per-deck rows, then the whole-collection
+# row, then the deck totals: two transactions changing the same learner's cards lock the rows they share in the same
+# order, so they wait for each other instead of deadlocking.
 # A delta that only takes cards away never creates a row: that keeps a cascading delete (the learner's or the deck's
 # count rows deleted before their cards) from leaving a row behind that points at a deleted learner or deck.
 
@@ -98,14 +101,14 @@ def _apply_user(delta: str, *, per_deck: bool) -> str:
     return (f"INSERT INTO {USER_DECK_COUNT} (user_id, deck_id, {', '.join(COUNT_COLUMNS)}) "
             f"SELECT d.user_id, d.deck_id, {', '.join(f'd.{column}' for column in COUNT_COLUMNS)} FROM ({delta}) d "
             f"WHERE ({nonzero}) AND (d.cards > 0 OR EXISTS (SELECT 1 FROM {USER_DECK_COUNT} x "
-            f"WHERE x.user_id = d.user_id AND {deck_match})) "
+            f"WHERE x.user_id = d.user_id AND {deck_match})) ORDER BY d.user_id, d.deck_id "
             f"ON CONFLICT {target} DO UPDATE SET {updates}")
 
 
 def _apply_deck(delta: str) -> str:
     return (f"INSERT INTO {DECK_CARD_COUNT} (deck_id, owner_id, cards) SELECT d.deck_id, d.owner_id, d.cards "
             f"FROM ({delta}) d WHERE d.cards <> 0 AND (d.cards > 0 OR EXISTS (SELECT 1 FROM {DECK_CARD_COUNT} x "
-            "WHERE x.deck_id = d.deck_id AND x.owner_id = d.owner_id)) "
+            "WHERE x.deck_id = d.deck_id AND x.owner_id = d.owner_id)) ORDER BY d.deck_id, d.owner_id "
             f"ON CONFLICT (deck_id, owner_id) DO UPDATE SET cards = {DECK_CARD_COUNT}.cards + excluded.cards")
 
 

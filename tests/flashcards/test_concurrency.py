@@ -64,3 +64,37 @@ def test_different_review_ids_both_apply_in_turn(one_card):
     assert [log.state_before for log in logs] == [0, 1]
     stored = UserCard.objects.get(user=user)
     assert stored.reps == 2 and stored.state == 2  # Good, Good graduates with default steps
+
+
+def test_simultaneous_reviews_of_different_cards_keep_the_deck_counts(content, make_user):
+    """Reviews of different cards sharing decks all update the same stored deck counts: they wait for each other
+    (rows locked in one order, no deadlock) and none is lost."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks need PostgreSQL")
+    from apps.flashcards.deck_counts import stored_counts
+    from tests.flashcards.test_deck_counts import check
+
+    user = make_user()
+    settings_update(user=user, fuzzing=False)
+    deck_add(user=user, slug="all", now=T0)
+    card_ids = list(UserCard.objects.filter(user=user).values_list("card_id", flat=True))
+    barrier = threading.Barrier(len(card_ids))
+    errors = []
+
+    def work(card_id):
+        try:
+            barrier.wait()
+            card_review(user=user, card_id=card_id, rating=3, review_id=uuid.uuid4(), now=T0)
+        except Exception as exc:  # surfaced by the assertion below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=work, args=(card_id,)) for card_id in card_ids]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert not errors, errors
+    assert stored_counts(user=user)[None] == {"cards": 5, "live": 5, "new_cards": 0, "live_new_cards": 0}
+    check(user)
