@@ -30,7 +30,7 @@ VERSION_KEY = "content-version"
 BODY_TIMEOUT_S = 600
 # Names the shape of what views cache (dicts, rendered JSON): raise it with any change of that shape, so a deploy
 # never reads an entry an older release wrote under the same content version.
-BODY_FORMAT = 2
+BODY_FORMAT = 3
 LOCAL_ENTRIES = 256  # bodies kept in each process's memory (chapters, terms, list pages): a few MB at most
 
 _local: OrderedDict[str, tuple[float, Any]] = OrderedDict()

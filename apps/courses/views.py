@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from apps.core.authentication import TokenAuthentication
 from apps.core.cache_keys import body_key, cached_body
-from apps.core.conditional import ConditionalGetMixin, RenderedBody, json_response
+from apps.core.conditional import ConditionalGetMixin, RenderedBody, RenderedRows, json_response, json_rows_response
 from apps.core.permissions import IsAuthorOrReadOnly, is_author
 from apps.courses import serializers as s
 from apps.courses import services
@@ -55,11 +55,15 @@ class ChapterListApi(ConditionalGetMixin, generics.ListAPIView):
         # The page without progress is the same for every learner (authors: with drafts): cached by content version
         # and URL (filters, page, host in the links); the reader's statuses are filled in afterwards.
         key = body_key("chapter-list", is_author(request.user), request.build_absolute_uri())
-        data = cached_body(key, lambda: super(ChapterListApi, self).list(request, *args, **kwargs).data)
+
+        def build() -> tuple[RenderedRows, list[str]]:
+            data = super(ChapterListApi, self).list(request, *args, **kwargs).data
+            rows = data["results"] if isinstance(data, dict) else data
+            return RenderedRows.of(data, without="status"), [row["slug"] for row in rows]
+
+        page, slugs = cached_body(key, build)
         progress = services.progress_by_slug(request.user)
-        rows = data["results"] if isinstance(data, dict) else data
-        rows = [{**row, "status": progress.get(row["slug"])} for row in rows]
-        return Response({**data, "results": rows} if isinstance(data, dict) else rows)
+        return json_rows_response(page, "status", [progress.get(slug) for slug in slugs])
 
     def get_serializer_context(self):
         # Statuses are per reader and merged by list(); the cached page carries none.

@@ -50,3 +50,20 @@ def test_content_version_moves_on_bump_and_survives_eviction():
     assert cache_keys.cached_body("k", lambda: calls.append(1) or {"a": 1}) == {"a": 1}
     assert cache_keys.cached_body("k", lambda: calls.append(1) or {"a": 2}) == {"a": 1}
     assert calls == [1]
+
+
+def test_rendered_rows_append_each_readers_field_to_each_row():
+    import json
+
+    from apps.core.conditional import RenderedRows, json_rows_response
+
+    page = {"count": 2, "next": None, "results": [{"slug": "a", "status": None}, {"slug": "b", "status": None}]}
+    rendered = RenderedRows.of(page, without="status")
+    first = json_rows_response(rendered, "status", [None, "read"])
+    assert json.loads(first.content) == {"count": 2, "next": None,
+                                         "results": [{"slug": "a", "status": None}, {"slug": "b", "status": "read"}]}
+    second = json_rows_response(rendered, "status", ["read", None])
+    assert json.loads(second.content)["results"][0] == {"slug": "a", "status": "read"}
+    assert first["ETag"] != second["ETag"]  # the tag names the reader's fields too
+    bare = json_rows_response(RenderedRows.of([{"slug": "a"}], without="status"), "status", ["understood"])
+    assert json.loads(bare.content) == [{"slug": "a", "status": "understood"}]
