@@ -9,6 +9,7 @@ import json
 import os
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -39,6 +40,10 @@ data = {
     "terms": list(terms.values_list("slug", flat=True)),
     "search_words": list(terms.values_list("term", flat=True)),
 }
+# Planner statistics for the rows just written, as autovacuum keeps them in production: without them PostgreSQL
+# guesses one row per table and picks nested loops that cost the due queue's source links 3 ms instead of 0.3.
+with connection.cursor() as cursor:
+    cursor.execute("ANALYZE")
 with open(os.environ.get("LOAD_DATA", "var/load/load-data.json"), "w") as handle:
     json.dump(data, handle)
 print(f"prepared {count} learners, deck {deck.slug} ({deck.cards.count()} cards), {len(data['chapters'])} chapters, "
