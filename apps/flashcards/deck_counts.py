@@ -13,7 +13,8 @@ Triggers on the UserCard, card and deck-membership tables keep both exact in the
 (statement-level triggers with transition tables on PostgreSQL, so a bulk UPDATE or a 50,000-card import adds one
 grouped upsert per statement; row-level triggers on SQLite). Every write path is covered that way, including
 ``QuerySet.update``, ``bulk_create``, cascading deletes and raw SQL; only TRUNCATE is not (``recount`` rebuilds
-the rows from scratch, as the migration that created them did).
+the rows from scratch, as the migration that created them did). Migration 0012 installs the triggers from this
+module's SQL: a change to that SQL needs a new migration that drops and installs them again.
 
 A request then counts only what the clock decides (``request_counts``): learning cards due by now and review cards
 due before the day ends (the due queue's own filters, each read from its index), and takes off the stored new-card
