@@ -243,7 +243,8 @@ def _elapsed_ms(session: PracticeSession, now: datetime) -> int:
 def practice_answer_create(
     *, session: PracticeSession, question_id: int, answer: dict | None, self_rating: str | None,
     duration_ms: int | None, now: datetime,
-) -> tuple[PracticeAnswer, CheckResult]:
+) -> tuple[PracticeAnswer, CheckResult, int]:
+    """Records one answer; returns it, its verdict and how many of the session's questions are now answered."""
     # Lock the session so two concurrent answers to one question cannot both pass the duplicate check.
     session = PracticeSession.objects.select_for_update().get(pk=session.pk)
     if question_id not in session.question_ids:
@@ -277,10 +278,11 @@ def practice_answer_create(
             )
     except IntegrityError:
         raise Conflict("This question was already answered in this session.")
-    if session.answers.count() >= len(session.question_ids) and session.finished_at is None:
+    answered = session.answers.count()
+    if answered >= len(session.question_ids) and session.finished_at is None:
         session.finished_at = now
         session.save(update_fields=["finished_at"])
-    return recorded, result
+    return recorded, result, answered
 
 
 def _mean(values: list[float]) -> float | None:

@@ -150,11 +150,10 @@ class PracticeAnswerCreateApi(APIView):
         data = s.AnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        recorded, result = services.practice_answer_create(
+        recorded, result, answered = services.practice_answer_create(
             session=session, question_id=values["question"], answer=values.get("answer"),
             self_rating=values.get("self_rating"), duration_ms=values.get("duration_ms"), now=timezone.now(),
         )
-        answered = recorded.session.answers.count()
         body = {
             **s.CheckResultSerializer(result).data,
             "question": recorded.question_id,
