@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
-from django.db import connections
+from django.db import connection, connections
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce, Substr
 from django.shortcuts import get_object_or_404
@@ -14,7 +14,7 @@ from apps.courses.models import Chapter
 from apps.flashcards import scheduling
 from apps.flashcards.content import CHAPTER_DECK_PREFIX, chapter_slug_of_deck, hidden_deck_slugs
 from apps.flashcards.deck_counts import EMPTY_DUE, EMPTY_KEPT, request_counts
-from apps.flashcards.models import Card, CardState, Deck, DeckKind, ReviewLog, SourceType, UserCard
+from apps.flashcards.models import Card, CardState, Deck, DeckKind, ReviewLog, SourceType, UserCard, UserDeckCount
 from apps.flashcards.presets import (
     Limits,
     assigned_presets,
@@ -142,25 +142,13 @@ def _counts(parts: dict[str, tuple[QuerySet, int | None]]) -> dict[str, int]:
         return dict(zip(parts, cursor.fetchone(), strict=True))
 
 
-def due_queue(*, user, deck_slug: str | None, limit: int, now: datetime) -> dict:
-    """Learning cards first, then reviews by due time, then new cards, within today's limits.
+SMALL_DECK = 5000  # a deck holding at most this many of the learner's cards is queued from its cards read whole
 
-    Each section is one LIMITed scan in (due, id) order over an index that holds only that section's rows
-    (``usercard_learning_due`` for learning/relearning, ``usercard_state_due_id`` for review and new), so the cost
-    follows the page size, not the collection size. A section's count comes free when its fetch came back short
-    of its limit; otherwise it is counted, capped at what today's limit still allows (only the learning count is
-    uncapped, as it has no daily limit), all such counts in one query.
-    """
-    srs = settings_get(user=user)
-    deck = get_object_or_404(Deck, slug=deck_slug) if deck_slug else None
-    start, end = day_clock(srs).today_bounds(now)
-    done = _done_today(user=user, start=start)
-    assigned = assigned_presets(user=user)
-    chain = deck_chain(deck)
-    limits = deck_limits(chain, default=_default_limits(srs, done), assigned=assigned,
-                         done=done_today_by_deck(user=user, start=start, deck_ids=[d for d in chain if d in assigned]))
-    reviews_left, new_left = limits.reviews_left, limits.new_left
-    active = _active_cards(user=user, deck=deck, now=now)
+
+def _sections_queue(active: QuerySet, *, now: datetime, end: datetime, limit: int, reviews_left: int,
+                    new_left: int) -> tuple[list[UserCard], dict[str, int], datetime | None]:
+    """The queue's cards, its counts and the next learning due time, from the learner's active cards (``active``):
+    each section one LIMITed scan in (due, id) order over its index, the counts the fetches leave open in one query."""
     sections = (  # name, the section's rows, the rows its count covers, today's limit (None: no limit)
         ("learning", active.filter(state__in=IN_LEARNING, due__lte=now), None, None),
         ("review", active.filter(state=CardState.REVIEW, due__lt=end), None, reviews_left),
@@ -186,6 +174,94 @@ def due_queue(*, user, deck_slug: str | None, limit: int, now: datetime) -> dict
 
     later = (active.filter(state__in=IN_LEARNING, due__gt=now, due__lt=end).order_by("due", "id")
              .values_list("due", flat=True))
+    return picked, counts, later.first()
+
+
+def _cards_in_deck(*, user, deck: Deck) -> int:
+    """The learner's cards in the deck, from the stored deck counts (deck_counts)."""
+    return UserDeckCount.objects.filter(user=user, deck=deck).values_list("cards", flat=True).first() or 0
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MICROSECOND = timedelta(microseconds=1)
+
+
+def _microseconds(value) -> int:
+    """A due time as microseconds since 1970, exactly: from a datetime (SQLite's raw cursor gives naive UTC, or its
+    stored text) or the integer PostgreSQL computed (parsing thousands of timestamps would cost more than the query)."""
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return ((value if value.tzinfo is not None else value.replace(tzinfo=UTC)) - EPOCH) // MICROSECOND
+
+
+def _small_deck_queue(*, user, deck: Deck, now: datetime, end: datetime, limit: int, reviews_left: int,
+                      new_left: int) -> tuple[list[UserCard], dict[str, int], datetime | None]:
+    """What _sections_queue answers for the deck, from the deck's active cards read whole (id, state, due) in one
+    query driven by the deck's memberships, then sectioned, ordered by (due, id), counted and capped here exactly as
+    there. For a chapter of a 50,000-card collection that reads its 1,000 cards instead of scanning each section of
+    the whole collection in due order for the few that are the deck's."""
+    if connection.vendor == "postgresql":  # each membership probes the (user, card) index: no hash over every card
+        mine = ("CROSS JOIN LATERAL (SELECT x.id, x.state, (EXTRACT(EPOCH FROM x.due) * 1000000)::bigint AS due "
+                "FROM flashcards_usercard x WHERE x.user_id = %s AND x.card_id = m.card_id AND x.suspended = %s "
+                "AND (x.buried_until IS NULL OR x.buried_until <= %s) OFFSET 0) u")
+        where = ""
+    else:
+        mine = "JOIN flashcards_usercard u ON u.user_id = %s AND u.card_id = m.card_id"
+        where = " AND u.suspended = %s AND (u.buried_until IS NULL OR u.buried_until <= %s)"
+    at = connection.ops.adapt_datetimefield_value(now)
+    sql = f"SELECT u.id, u.state, u.due FROM flashcards_card_decks m {mine} WHERE m.deck_id = %s{where}"
+    params = [user.pk, False, at, deck.pk] if where == "" else [user.pk, deck.pk, False, at]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = [(row_id, state, _microseconds(due)) for row_id, state, due in cursor.fetchall()]
+    at, day_end, ahead = _microseconds(now), _microseconds(end), _microseconds(now + LEARN_AHEAD)
+
+    def section(keep) -> list[tuple]:
+        return sorted((row for row in rows if keep(row[1], row[2])), key=lambda row: (row[2], row[0]))
+
+    learning = section(lambda state, due: state in IN_LEARNING and due <= at)
+    review = section(lambda state, due: state == CardState.REVIEW and due < day_end)
+    new = section(lambda state, due: state == CardState.NEW)
+    chosen = learning[:limit]
+    chosen += review[:max(0, min(limit - len(chosen), reviews_left))]
+    chosen += new[:max(0, min(limit - len(chosen), new_left))]
+    counts = {"learning": len(learning), "review": min(len(review), reviews_left),
+              "new": min(sum(due < day_end for _, _, due in new), new_left)}
+    if not chosen:
+        chosen = section(lambda state, due: state in IN_LEARNING and due <= ahead)[:limit]
+    later = min((due for _, state, due in rows if state in IN_LEARNING and at < due < day_end), default=None)
+    fetched = {user_card.pk: user_card for user_card in
+               UserCard.objects.filter(pk__in=[row[0] for row in chosen]).select_related("card").only(*QUEUE_FIELDS)}
+    return ([fetched[row[0]] for row in chosen if row[0] in fetched], counts,
+            None if later is None else EPOCH + later * MICROSECOND)
+
+
+def due_queue(*, user, deck_slug: str | None, limit: int, now: datetime) -> dict:
+    """Learning cards first, then reviews by due time, then new cards, within today's limits.
+
+    Each section is one LIMITed scan in (due, id) order over an index that holds only that section's rows
+    (``usercard_learning_due`` for learning/relearning, ``usercard_state_due_id`` for review and new), so the cost
+    follows the page size, not the collection size. A section's count comes free when its fetch came back short
+    of its limit; otherwise it is counted, capped at what today's limit still allows (only the learning count is
+    uncapped, as it has no daily limit), all such counts in one query.
+    """
+    srs = settings_get(user=user)
+    deck = get_object_or_404(Deck, slug=deck_slug) if deck_slug else None
+    start, end = day_clock(srs).today_bounds(now)
+    done = _done_today(user=user, start=start)
+    assigned = assigned_presets(user=user)
+    chain = deck_chain(deck)
+    limits = deck_limits(chain, default=_default_limits(srs, done), assigned=assigned,
+                         done=done_today_by_deck(user=user, start=start, deck_ids=[d for d in chain if d in assigned]))
+    reviews_left, new_left = limits.reviews_left, limits.new_left
+    if deck is not None and deck.slug != "all" and _cards_in_deck(user=user, deck=deck) <= SMALL_DECK:
+        picked, counts, next_due = _small_deck_queue(user=user, deck=deck, now=now, end=end, limit=limit,
+                                                     reviews_left=reviews_left, new_left=new_left)
+    else:
+        picked, counts, next_due = _sections_queue(_active_cards(user=user, deck=deck, now=now), now=now, end=end,
+                                                   limit=limit, reviews_left=reviews_left, new_left=new_left)
     presets = card_presets([user_card.card_id for user_card in picked], assigned=assigned)
     schedulers: dict = {}  # preset id (None: the Default) → (scheduler, interval memo), built once per request
 
@@ -205,7 +281,7 @@ def due_queue(*, user, deck_slug: str | None, limit: int, now: datetime) -> dict
         "done_today": done["total"],
         "today": {"reviews": done["total"], "again": done["again"], "daily_goal": srs.daily_goal,
                   "timed_reviews": done["timed"], "time_ms": done["time_ms"]},
-        "next_learning_due": iso(later.first()),
+        "next_learning_due": iso(next_due),
         "cards": [preview(user_card) for user_card in picked],
     }
 
