@@ -75,6 +75,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "apps.core.middleware.DatabaseUnavailableMiddleware",
+    "apps.core.middleware.ConditionalApiMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 

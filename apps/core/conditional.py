@@ -109,8 +109,8 @@ def if_none_match(request, etag: str) -> bool:
 
 def conditional(request, response):
     """Adds ETag, Vary and Cache-Control to a 200 answer to GET/HEAD, or turns it into a 304 when the tag matches."""
-    if request.method not in ("GET", "HEAD") or response.status_code != 200 or response.streaming:
-        return response
+    if request.method not in ("GET", "HEAD") or response.status_code != 200 or response.streaming or response.cookies:
+        return response  # an answer that sets a cookie is left alone: a 304 would drop it
     patch_vary_headers(response, VARY)
     if not response.has_header("Cache-Control"):
         response["Cache-Control"] = "no-cache"
@@ -124,11 +124,3 @@ def conditional(request, response):
     for header in ("ETag", "Vary", "Cache-Control"):
         not_modified[header] = response[header]
     return not_modified
-
-
-class ConditionalGetMixin:
-    """For DRF views: ``conditional`` applied to every answer (after content negotiation and rendering setup)."""
-
-    def finalize_response(self, request, response, *args, **kwargs):
-        response = super().finalize_response(request, response, *args, **kwargs)
-        return conditional(request, response)

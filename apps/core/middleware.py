@@ -1,4 +1,4 @@
-"""Request ids for logs, and a clean 503 when the database is unreachable."""
+"""Request ids for logs, a clean 503 when the database is unreachable, and conditional GET on every API read."""
 
 import contextvars
 import logging
@@ -9,6 +9,7 @@ from django.http import HttpResponse, JsonResponse
 from django.urls import NoReverseMatch, reverse
 
 from apps.core import metrics
+from apps.core.conditional import conditional
 from apps.core.throttling import check_login_throttles
 
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
@@ -110,6 +111,22 @@ class DatabaseUnavailableMiddleware:
             logger.warning("database unavailable: %s", exception)
             return database_unavailable_response()
         return None
+
+
+class ConditionalApiMiddleware:
+    """Every JSON answer to a GET or HEAD under /api/ gets a strong ETag (the view's, when it made a cheaper one
+    from what the body depends on; else a hash of the body), ``Vary`` and ``Cache-Control: no-cache``, and a
+    request whose ``If-None-Match`` names it gets a 304 (``apps.core.conditional``): public and private reads
+    alike, with no view left out."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if not request.path.startswith("/api/") or not response.get("Content-Type", "").startswith("application/json"):
+            return response
+        return conditional(request, response)
 
 
 def database_unavailable_response() -> JsonResponse:

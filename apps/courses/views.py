@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from apps.core.authentication import TokenAuthentication
 from apps.core.cache_keys import body_key, cached_body
-from apps.core.conditional import ConditionalGetMixin, RenderedBody, RenderedRows, json_response, json_rows_response
+from apps.core.conditional import RenderedBody, RenderedRows, json_response, json_rows_response
 from apps.core.permissions import IsAuthorOrReadOnly, is_author
 from apps.courses import serializers as s
 from apps.courses import services
@@ -23,7 +23,7 @@ class SignedInOnly:
     permission_classes = [IsAuthenticated]
 
 
-class PartListApi(ConditionalGetMixin, APIView):
+class PartListApi(APIView):
     @extend_schema(responses={200: s.PartSerializer(many=True)})
     def get(self, request):
         return Response(s.PartSerializer(services.part_list(user=request.user), many=True).data)
@@ -32,7 +32,7 @@ class PartListApi(ConditionalGetMixin, APIView):
 AUTHORING_RESPONSES = {400: None, 401: None, 403: None}
 
 
-class ChapterListApi(ConditionalGetMixin, generics.ListAPIView):
+class ChapterListApi(generics.ListAPIView):
     """Chapters in curriculum order (learners: published only; authors also drafts). POST: authors create one."""
 
     serializer_class = s.ChapterListSerializer
@@ -97,7 +97,7 @@ def _chapter_detail(user, chapter: Chapter, author: bool) -> dict:
     }
 
 
-class ChapterDetailApi(ConditionalGetMixin, APIView):
+class ChapterDetailApi(APIView):
     """GET: the reader's view (a draft is a 404 except to authors, who preview it exactly as learners will see it).
     PATCH / DELETE: authors only."""
 
@@ -163,7 +163,7 @@ class ProgressMergeApi(SignedInOnly, APIView):
         return Response(s.MergeOutputSerializer(body).data)
 
 
-class ConceptMapApi(ConditionalGetMixin, APIView):
+class ConceptMapApi(APIView):
     @extend_schema(responses={200: s.ConceptMapSerializer})
     def get(self, request):
         return Response(s.ConceptMapSerializer(services.concept_map(user=request.user)).data)

@@ -4,7 +4,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.cache_keys import body_key, cached_body
-from apps.core.conditional import ConditionalGetMixin, RenderedBody, json_response
+from apps.core.conditional import RenderedBody, json_response
 from apps.core.permissions import IsAuthorOrReadOnly, is_author
 from apps.glossary import services
 from apps.glossary.serializers import (
@@ -19,7 +19,7 @@ AUTHORING_RESPONSES = {400: None, 401: None, 403: None}
 
 
 @extend_schema_view(get=extend_schema(parameters=[TermQuerySerializer]))
-class TermListApi(ConditionalGetMixin, generics.ListAPIView):
+class TermListApi(generics.ListAPIView):
     """All glossary terms A-Z; ``page_size`` up to 500 lets a client load the whole glossary at once."""
 
     serializer_class = TermListSerializer
@@ -45,7 +45,7 @@ class TermListApi(ConditionalGetMixin, generics.ListAPIView):
         return Response(TermAuthoringSerializer(services.term_authoring(term)).data, status=status.HTTP_201_CREATED)
 
 
-class TermDetailApi(ConditionalGetMixin, APIView):
+class TermDetailApi(APIView):
     """GET: the term (drafts are a 404 except to authors). PATCH / DELETE: authors only."""
 
     permission_classes = [IsAuthorOrReadOnly]

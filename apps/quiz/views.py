@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.cache_keys import body_key, cached_body
-from apps.core.conditional import ConditionalGetMixin, RenderedBody, json_response
+from apps.core.conditional import RenderedBody, json_response
 from apps.core.models import Status
 from apps.core.pagination import PageNumberPagination, paginated_schema
 from apps.core.permissions import IsAuthorOrReadOnly, is_author
@@ -46,7 +46,7 @@ def _visible_questions(user):
 AUTHORING_RESPONSES = {400: None, 401: None, 403: None}
 
 
-class QuestionViewSet(ConditionalGetMixin, viewsets.ReadOnlyModelViewSet):
+class QuestionViewSet(viewsets.ReadOnlyModelViewSet):
     """Questions with their public choices; answer keys and model answers only come back from check.
 
     Learners see published questions only (a draft's detail is a 404); authors also see drafts, exactly as learners
