@@ -9,7 +9,7 @@ Usage: summarize.py <results.json>; exit status 0 always (the figures are the ou
 - The ceiling of a scenario is its highest stage throughput; the driver stops raising the concurrency once two
   stages in a row have not beaten the best earlier stage by PLATEAU_GAIN (`still_rising`). When the stages run out
   before that, the report says the ceiling may be a lower bound.
-- The sustained rate is the throughput of the highest stage at which that stage and every lower one passed.
+- The sustained rate is the highest throughput of a stage that passed with every lower one.
 """
 
 from __future__ import annotations
@@ -71,13 +71,14 @@ def ceiling(stages: list[dict]) -> dict | None:
 
 
 def sustained(stages: list[dict]) -> dict | None:
-    """The highest stage (by concurrency) such that it and every lower stage passed."""
-    best = None
+    """The stage with the highest rate among those that passed with every lower stage (by concurrency): in a
+    closed loop a higher concurrency usually delivers more, but not always (a busier stage can deliver less)."""
+    held = []
     for stage in sorted(stages, key=lambda stage: stage["concurrency"]):
         if not stage["passed"]:
             break
-        best = stage
-    return best
+        held.append(stage)
+    return max(held, key=lambda stage: stage["rps"], default=None)
 
 
 def summarize(results: dict) -> dict:

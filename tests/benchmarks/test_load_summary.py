@@ -82,6 +82,14 @@ def test_sustained_stops_below_the_first_failing_stage():
     assert summarize.ceiling(mix)["rps"] == 100.0
 
 
+def test_sustained_is_the_highest_rate_of_the_passing_stages():
+    # Closed loop on a busy machine: 4 connections delivered less than 2; both passed, 8 failed.
+    stages = [{"concurrency": 2, "passed": True, "rps": 267.0}, {"concurrency": 4, "passed": True, "rps": 160.0},
+              {"concurrency": 8, "passed": False, "rps": 300.0}, {"concurrency": 16, "passed": True, "rps": 310.0}]
+    assert summarize.sustained(stages)["rps"] == 267.0
+    assert summarize.sustained([{"concurrency": 1, "passed": False, "rps": 50.0}]) is None
+
+
 def test_ratios_to_the_minimal_view():
     result = summarize.summarize(SAMPLE)
     assert result["minimal_ceiling"] == 205.0
