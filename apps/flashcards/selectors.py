@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404
 from apps.core.models import Status
 from apps.courses.models import Chapter
 from apps.flashcards import scheduling
-from apps.flashcards.content import CHAPTER_DECK_PREFIX, chapter_slug_of_deck, hidden_deck_slugs
+from apps.flashcards.content import CHAPTER_DECK_PREFIX, chapter_slug_of_deck, hidden_deck_slugs, visible_decks
 from apps.flashcards.deck_counts import EMPTY_DUE, EMPTY_KEPT, request_counts
 from apps.flashcards.models import Card, CardState, Deck, DeckKind, ReviewLog, SourceType, UserCard, UserDeckCount
 from apps.flashcards.presets import (
@@ -330,7 +330,7 @@ def deck_list(*, user, now: datetime) -> list[dict]:
     end = day_clock(srs).today_bounds(now)[1]
     kept, due, visible = request_counts(user=user, now=now, end=end)
     rows = []
-    for deck in Deck.objects.exclude(slug__in=hidden_deck_slugs()):
+    for deck in visible_decks():
         stored, clock = kept.get(deck.pk, EMPTY_KEPT), due.get(deck.pk, EMPTY_DUE)
         rows.append({"slug": deck.slug, "title": deck.title, "kind": deck.kind, "total": visible.get(deck.pk, 0),
                      "in_collection": stored["live"], "new": stored["live_new_cards"] - clock["live_buried_new"],
@@ -367,7 +367,7 @@ def deck_tree(*, user, now: datetime) -> dict:
                 "preset": None if preset is None else {"id": preset.pk, "name": preset.name},
                 "children": []}
 
-    decks = list(Deck.objects.exclude(slug__in=hidden_deck_slugs()))
+    decks = list(visible_decks())
     nodes = {deck.pk: node(deck, None if deck.slug == "all" else deck.pk) for deck in decks}
     roots, parts = [], []
     for deck in decks:  # in (order, slug) order, so children stay in curriculum order

@@ -136,3 +136,19 @@ def test_tree_queries_with_presets_do_not_grow_either(studied, django_assert_max
         preset_assign(user=studied.user, deck_slug=slug, preset_id=preset.pk)
     with django_assert_max_num_queries(10):  # and one more counts today's reviews in the decks that have presets
         studied.get(TREE)
+
+
+def test_visible_decks_in_one_query_hide_what_the_hidden_slugs_hide(studied, content, django_assert_num_queries):
+    from apps.courses.models import Chapter
+    from apps.flashcards.content import hidden_deck_slugs, visible_decks
+    from apps.flashcards.models import Deck
+
+    content["parts"][1].status = Status.DRAFT
+    content["parts"][1].save()
+    Chapter.objects.create(slug="c9", part=content["parts"][0], order=9, title="C9", summary="s", body="b",
+                           status=Status.DRAFT)
+    Deck.objects.create(slug="chapter-c9", title="C9", kind="chapter", order=1109)
+    expected = list(Deck.objects.exclude(slug__in=hidden_deck_slugs()))
+    assert {"part-serving", "chapter-c2", "chapter-c9"}.isdisjoint(deck.slug for deck in expected)
+    with django_assert_num_queries(1):
+        assert list(visible_decks()) == expected
