@@ -24,6 +24,9 @@ class SignedInOnly:
 
 
 class PartListApi(APIView):
+    """The curriculum's parts in order, each with its readable chapter count and, signed in, how many of them the
+    reader marked understood."""
+
     @extend_schema(responses={200: s.PartSerializer(many=True)})
     def get(self, request):
         return Response(s.PartSerializer(services.part_list(user=request.user), many=True).data)
@@ -164,6 +167,8 @@ class ProgressMergeApi(SignedInOnly, APIView):
 
 
 class ConceptMapApi(APIView):
+    """Every readable chapter as a node (with the reader's progress) and its prerequisites as edges."""
+
     @extend_schema(responses={200: s.ConceptMapSerializer})
     def get(self, request):
         return Response(s.ConceptMapSerializer(services.concept_map(user=request.user)).data)

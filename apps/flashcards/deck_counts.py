@@ -239,6 +239,8 @@ def recount(*, user=None) -> None:
 
 def stored_counts(*, user) -> dict:
     """deck id (None: the whole collection) → the stored counts, leaving out all-zero rows (for comparisons)."""
+    # Here, not at the top: migration 0012 imports this module for its SQL, and a migration must not load the
+    # current models.
     from apps.flashcards.models import UserDeckCount
 
     return {row.pop("deck_id"): row for row in UserDeckCount.objects.filter(user=user).values("deck_id", *COUNT_COLUMNS)

@@ -197,7 +197,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description For DRF views: ``conditional`` applied to every answer (after content negotiation and rendering setup). */
+        /** @description Every readable chapter as a node (with the reader's progress) and its prerequisites as edges. */
         get: operations["concept_map_retrieve"];
         put?: never;
         post?: never;
@@ -936,7 +936,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description For DRF views: ``conditional`` applied to every answer (after content negotiation and rendering setup). */
+        /**
+         * @description The curriculum's parts in order, each with its readable chapter count and, signed in, how many of them the
+         *     reader marked understood.
+         */
         get: operations["parts_list"];
         put?: never;
         post?: never;
