@@ -72,3 +72,17 @@ def stranger(make_user):
     client.user = make_user()
     client.force_authenticate(client.user)
     return client
+
+
+def tree_nodes(tree: dict) -> dict[str, dict]:
+    """Every deck of a deck-tree answer by slug, at any depth."""
+    found = {}
+
+    def walk(node):
+        found[node["slug"]] = node
+        for child in node["children"]:
+            walk(child)
+
+    for root in tree["decks"]:
+        walk(root)
+    return found

@@ -21,7 +21,7 @@ from apps.flashcards.services import (
     cards_bulk,
     deck_add,
 )
-from tests.flashcards.conftest import new_review_id
+from tests.flashcards.conftest import new_review_id, tree_nodes
 
 IN_LEARNING = (CardState.LEARNING, CardState.RELEARNING)
 
@@ -66,25 +66,12 @@ def _direct_deck_list(user, now) -> dict:
     return found
 
 
-def _nodes(tree: dict) -> dict[str, dict]:
-    found = {}
-
-    def walk(node):
-        found[node["slug"]] = node
-        for child in node["children"]:
-            walk(child)
-
-    for root in tree["decks"]:
-        walk(root)
-    return found
-
-
 def check(user, now=None) -> None:
     """Stored counts equal a recount; each tree node equals its due queue; the deck list equals a direct query."""
     now = now or timezone.now()
     assert stored_counts(user=user) == _direct_stored(user)
     assert _stored_totals() == _direct_totals()
-    nodes = _nodes(selectors.deck_tree(user=user, now=now))
+    nodes = tree_nodes(selectors.deck_tree(user=user, now=now))
     assert nodes, "the tree has decks"
     for slug, node in nodes.items():
         queue = selectors.due_queue(user=user, deck_slug=None if slug == "all" else slug, limit=500, now=now)

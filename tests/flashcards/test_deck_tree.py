@@ -9,23 +9,10 @@ from apps.core.models import Status
 from apps.flashcards.models import UserCard
 from apps.flashcards.presets import preset_assign, preset_create
 from apps.flashcards.services import card_bury, card_review, card_suspend, deck_add
-from tests.flashcards.conftest import new_review_id
+from tests.flashcards.conftest import new_review_id, tree_nodes
 
 TREE = "/api/v1/flashcards/deck-tree/"
 DUE = "/api/v1/flashcards/due/"
-
-
-def _nodes(tree: dict) -> dict[str, dict]:
-    found = {}
-
-    def walk(node):
-        found[node["slug"]] = node
-        for child in node["children"]:
-            walk(child)
-
-    for root in tree["decks"]:
-        walk(root)
-    return found
 
 
 @pytest.fixture
@@ -50,7 +37,7 @@ def test_tree_shape_parts_chapters_topics(studied):
     assert [part["slug"] for part in everything["children"]] == ["part-foundations", "part-serving"]
     assert [[c["slug"] for c in part["children"]] for part in everything["children"]] == [["chapter-c1"],
                                                                                          ["chapter-c2"]]
-    nodes = _nodes(tree)
+    nodes = tree_nodes(tree)
     assert nodes["chapter-c1"]["title"] == "C1" and nodes["chapter-c1"]["kind"] == "chapter"
     assert (nodes["all"]["total"], nodes["all"]["in_collection"]) == (5, 5)
     assert (nodes["part-foundations"]["total"], nodes["chapter-c2"]["total"]) == (3, 2)
@@ -59,7 +46,7 @@ def test_tree_shape_parts_chapters_topics(studied):
 @pytest.mark.parametrize("limits", [{}, {"new_cards_per_day": 1}, {"new_cards_per_day": 0, "max_reviews_per_day": 0}])
 def test_every_node_counts_what_its_due_queue_counts(studied, quiet_settings, limits):
     quiet_settings(studied.user, **limits)
-    nodes = _nodes(studied.get(TREE).json())
+    nodes = tree_nodes(studied.get(TREE).json())
     assert len(nodes) == 6
     for slug, node in nodes.items():
         due = studied.get(DUE, {"deck": slug, "limit": 200}).json()
@@ -76,7 +63,7 @@ def test_a_card_in_two_chapters_counts_once_in_the_part(content, studied, quiet_
     extra = Chapter.objects.create(slug="c3", part=content["parts"][0], order=2, title="C3", summary="s", body="b")
     content["questions"][2].chapters.add(extra)  # q3 (new) in c1 and c3, both in Foundations
     sync_all_cards()
-    nodes = _nodes(studied.get(TREE).json())
+    nodes = tree_nodes(studied.get(TREE).json())
     assert nodes["chapter-c1"]["counts"]["new"] == nodes["chapter-c3"]["counts"]["new"] == 1
     assert nodes["part-foundations"]["counts"]["new"] == 1
     assert nodes["part-foundations"]["counts"] == studied.get(DUE, {"deck": "part-foundations"}).json()["counts"]
@@ -95,12 +82,12 @@ def test_draft_chapter_and_part_decks_are_hidden(studied, content):
     chapter = content["chapters"][0]
     chapter.status = Status.DRAFT
     chapter.save()
-    nodes = _nodes(studied.get(TREE).json())
+    nodes = tree_nodes(studied.get(TREE).json())
     assert "chapter-c1" not in nodes and "part-foundations" in nodes
     part = content["parts"][1]
     part.status = Status.DRAFT
     part.save()
-    nodes = _nodes(studied.get(TREE).json())
+    nodes = tree_nodes(studied.get(TREE).json())
     assert "part-serving" not in nodes and "chapter-c2" not in nodes
 
 
@@ -109,7 +96,7 @@ def test_other_learners_cards_do_not_count(studied, make_user):
 
     stranger = APIClient()
     stranger.force_authenticate(make_user())
-    nodes = _nodes(stranger.get(TREE).json())
+    nodes = tree_nodes(stranger.get(TREE).json())
     assert all(node["in_collection"] == 0 and node["counts"] == {"learning": 0, "review": 0, "new": 0}
                for node in nodes.values())
     assert UserCard.objects.filter(user=studied.user).count() == 5
