@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { Link, NavLink, Route, Routes, useSearchParams } from "react-router-dom";
 import { api, ApiError } from "../../lib/api";
 import { useAuth } from "../../lib/auth";
@@ -117,9 +117,10 @@ function DeckList() {
   const [message, setMessage] = useState("");
   const [collapsed, setCollapsed] = useState<Set<string>>(loadCollapsed);
   const [presets, setPresets] = useState<Preset[]>([]);
-  const load = useCallback(() => { api<DeckTree>("/flashcards/deck-tree/").then(setTree).catch((e: Error) => setMessage(e.message)); }, []);
+  const load = useCallback(
+    () => api<DeckTree>("/flashcards/deck-tree/").then(setTree).catch((e: Error) => setMessage(e.message)), []);
   useEffect(() => { void api<Preset[]>("/flashcards/presets/").then(setPresets); }, []);
-  useEffect(load, [load]);
+  useEffect(() => { void load(); }, [load]);
   const toggle = useCallback((slug: string) => {
     setCollapsed((previous) => {
       const next = new Set(previous);
@@ -130,13 +131,13 @@ function DeckList() {
   }, []);
   const add = async (deck: DeckNode) => {
     const result = await api<{ added: number }>(`/flashcards/decks/${deck.slug}/add/`, { method: "POST" });
+    await load();  // the counts first, then the message: "Added" never sits next to the old counts
     setMessage(`Added ${result.added} card${result.added === 1 ? "" : "s"} from “${deck.title}”.`);
-    load();
   };
   const assign = async (deck: DeckNode, preset: number | null) => {
     const result = await api<{ preset: { name: string } | null }>(`/flashcards/decks/${deck.slug}/preset/`, { method: "PUT", body: { preset } });
+    await load();
     setMessage(`“${deck.title}” uses ${result.preset ? `the preset “${result.preset.name}”` : "its parent's options or the Default"}.`);
-    load();
   };
   const actions: RowActions = { toggle, add: (d) => void add(d), assign: (d, p) => void assign(d, p) };
   if (!tree) return <p>{message || "Loading decks…"}</p>;
@@ -251,7 +252,8 @@ function Review() {
     });
   };
 
-  useEffect(() => {
+  // Before paint: a key pressed the moment a card shows already reaches a handler that knows it.
+  useLayoutEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement;
       if (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName)) return;
@@ -403,7 +405,8 @@ function Cram() {
     setTally((t) => (known ? { ...t, known: t.known + 1 } : { ...t, again: t.again + 1 }));
     setRevealed(false);
   }, [card]);
-  useEffect(() => {
+  // Before paint: a key pressed the moment a card shows already reaches a handler that knows it.
+  useLayoutEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (["INPUT", "TEXTAREA", "SELECT"].includes((event.target as HTMLElement).tagName) || event.ctrlKey || event.metaKey) return;
       if (event.key === " " && card && !revealed) { event.preventDefault(); setRevealed(true); }
