@@ -20,7 +20,8 @@ def mixed(content, card_of, learner_client, quiet_settings):
     """The content's five cards plus fourteen own cards in every state a queue tells apart, across both chapters."""
     user = learner_client.user
     quiet_settings(user)
-    now = timezone.now()
+    # Midday (UTC days start at midnight): "later today" stays today whenever the suite runs.
+    now = timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
     deck_add(user=user, slug="all", now=now - timedelta(days=3))
     card_review(user=user, card_id=card_of("question", content["questions"][0]).id, rating=3,
                 review_id=new_review_id(), now=now - timedelta(days=9))
