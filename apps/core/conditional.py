@@ -44,17 +44,26 @@ class RenderedBody:
         return cls(content, body_etag(content))
 
 
+def _with_members(rendered_object: bytes, members: bytes) -> bytes:
+    """A rendered JSON object with ``members`` (``"name":value`` pairs, rendered) added at its end."""
+    return rendered_object[:-1] + (b"," if rendered_object != b"{}" else b"") + members + b"}"
+
+
+def _tagged_json(content: bytes, etag: str) -> HttpResponse:
+    response = HttpResponse(content, content_type="application/json")
+    response["ETag"] = etag
+    return response
+
+
 def json_response(body: RenderedBody, **reader_fields: Any) -> HttpResponse:
     """``body`` (a JSON object) with per-reader fields appended (they must not be in it already), and an ETag made
     from the body's tag and those fields, so it differs per reader exactly where the content does."""
     content, etag = body.content, body.etag
     if reader_fields:
         extra = JSONRenderer().render(reader_fields)
-        content = content[:-1] + (b"," if content != b"{}" else b"") + extra[1:]
+        content = _with_members(content, extra[1:-1])
         etag = make_etag(etag, reader_fields)
-    response = HttpResponse(content, content_type="application/json")
-    response["ETag"] = etag
-    return response
+    return _tagged_json(content, etag)
 
 
 @dataclass(frozen=True)
@@ -90,10 +99,8 @@ def json_rows_response(body: RenderedRows, field: str, values: list) -> HttpResp
     for row, value in zip(body.rows, values, strict=True):
         if value not in encoded:
             encoded[value] = render([value])[1:-1]  # DRF renders a bare None as no bytes at all
-        parts.append(row[:-1] + (b"," if row != b"{}" else b"") + name + encoded[value] + b"}")
-    response = HttpResponse(body.head + b",".join(parts) + body.tail, content_type="application/json")
-    response["ETag"] = make_etag(body.etag, field, values)
-    return response
+        parts.append(_with_members(row, name + encoded[value]))
+    return _tagged_json(body.head + b",".join(parts) + body.tail, make_etag(body.etag, field, values))
 
 
 def if_none_match(request, etag: str) -> bool:
