@@ -2,6 +2,8 @@
 converted, the question's tolerance, a suggested rating (Good if right, Again if wrong), and no schedule change."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.flashcards.models import Card, ReviewLog, UserCard
@@ -56,6 +58,16 @@ def test_checking_changes_no_schedule(numeric_card, learner_client):
     after = UserCard.objects.get(pk=before.pk)
     assert (after.state, after.due, after.reps, after.lapses) == (before.state, before.due, before.reps, before.lapses)
     assert not ReviewLog.objects.filter(user=learner_client.user).exists()
+
+
+def test_checking_writes_nothing(numeric_card, learner_client):
+    """Cram checks typed answers too, and cram must never touch the schedule: no query of a check writes."""
+    with CaptureQueriesContext(connection) as queries:
+        assert _check(learner_client, numeric_card.pk, "140 GB").status_code == 200
+        assert _check(learner_client, numeric_card.pk, "lots").status_code == 400
+    writes = [query["sql"] for query in queries.captured_queries
+              if query["sql"].lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE"))]
+    assert writes == []
 
 
 @pytest.mark.parametrize(("body", "message"), [

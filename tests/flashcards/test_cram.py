@@ -101,3 +101,11 @@ def test_bad_cram_query_names_the_field(collection, query, field):
 def test_unknown_deck_is_404(collection):
     client, _ = collection
     assert client.get(CRAM, {"deck": "no-such-deck"}).status_code == 404
+
+
+def test_cram_cards_name_their_source_so_a_question_card_can_show_its_options(collection, content):
+    client, ids = collection
+    by_id = {card["card_id"]: card for card in _cram(client, include_new="true", limit=200)["cards"]}
+    for key, question in zip(("q1", "q2", "q3"), content["questions"], strict=True):
+        assert (by_id[ids[key]]["source_type"], by_id[ids[key]]["source_id"]) == ("question", question.pk)
+    assert (by_id[ids["term"]]["source_type"], by_id[ids["term"]]["source_id"]) == ("term", content["term"].pk)

@@ -186,13 +186,44 @@ export function NumericAnswer({ cardId, unit, onChecked }: { cardId: number; uni
   );
 }
 
-/** The back: how the typed answer was graded, and the rating it suggests. */
-export function CheckVerdict({ answer, check }: { answer: string; check: CardCheck }) {
+/** The back: how the typed answer was graded, and the rating it suggests (named as the screen's buttons name it). */
+export function CheckVerdict({ answer, check, suggested }: { answer: string; check: CardCheck; suggested: string }) {
   const given = `${Number(check.given_in_unit.toPrecision(4))} ${check.unit}`.trim();
   return (
     <p className={`check-verdict ${check.result}`} data-testid="check-verdict" role="status">
       <strong>{check.correct ? "✓ Correct" : "✗ Not within the tolerance"}</strong>: you answered “{answer}” ({given}).{" "}
-      {check.explanation} Suggested rating: {check.suggested_rating === 3 ? "Good" : "Again"}.
+      {check.explanation} Suggested rating: {suggested}.
     </p>
   );
+}
+
+/** A numeric card's typed answer and how it was graded. */
+export interface CheckedAnswer { answer: string; check: CardCheck }
+
+/** What a card made from a question adds to its front, in review and in cram alike: what the question offers and,
+ * for a numeric question not yet revealed, the box to type the number in (checking it reveals the card). */
+export function QuestionFront({ cardId, state, revealed, onChecked }: {
+  cardId: number; state: QuestionCardState; revealed: boolean; onChecked: (checked: CheckedAnswer) => void;
+}) {
+  const { question } = state;
+  if (!question) return null;
+  return (
+    <>
+      <QuestionChoices question={question} />
+      {question.kind === "numeric" && !revealed && (
+        <NumericAnswer key={cardId} cardId={cardId} unit={question.choices.unit}
+          onChecked={(answer, check) => onChecked({ answer, check })} />
+      )}
+    </>
+  );
+}
+
+/** What it adds to its back: the verdict on a typed answer (which carries the explanation), or else the answer key.
+ * ``ratingLabel`` names a suggested rating as the screen's buttons do. */
+export function QuestionBack({ state, checked, ratingLabel }: {
+  state: QuestionCardState; checked: CheckedAnswer | null; ratingLabel: (rating: number) => string;
+}) {
+  if (checked) return <CheckVerdict answer={checked.answer} check={checked.check} suggested={ratingLabel(checked.check.suggested_rating)} />;
+  if (!state.question) return null;
+  return <AnswerKey question={state.question} result={state.key} error={state.error} />;
 }

@@ -7,7 +7,7 @@ import Browse from "./Browse";
 import AddCardPage, { OwnCardForm } from "./OwnCard";
 import Presets, { OptimizeButton, type Preset } from "./Presets";
 import { FLAGS } from "./flags";
-import { AnswerKey, CheckVerdict, NumericAnswer, QuestionChoices, useQuestionCard, type CardCheck } from "./QuestionCard";
+import { QuestionBack, QuestionFront, useQuestionCard, type CheckedAnswer } from "./QuestionCard";
 import "./flashcards.css";
 
 interface SourceLink { kind: string; title: string; path: string }
@@ -32,6 +32,10 @@ interface SrsSettings {
 const RATINGS = [
   { value: 1, label: "Again" }, { value: 2, label: "Hard" }, { value: 3, label: "Good" }, { value: 4, label: "Easy" },
 ];
+
+function ratingLabel(rating: number): string {
+  return RATINGS.find((r) => r.value === rating)?.label ?? String(rating);
+}
 
 export function formatInterval(seconds: number): string {
   if (seconds < 3600) return `${Math.max(1, Math.round(seconds / 60))}m`;
@@ -177,7 +181,7 @@ function Review() {
   const [noteDraft, setNoteDraft] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const [forecast, setForecast] = useState<DayCount[] | null>(null);
-  const [checked, setChecked] = useState<{ answer: string; check: CardCheck } | null>(null);  // a numeric card's typed answer
+  const [checked, setChecked] = useState<CheckedAnswer | null>(null);  // a numeric card's typed answer
   const shownAt = useRef(Date.now());
 
   const load = useCallback(async () => {
@@ -306,18 +310,14 @@ function Review() {
           {card.leech && <span className="badge">leech</span>}
           <div className="front" data-testid="card-front">
             <CardText html={card.front_html} text={card.front} />
-            {question.question && <QuestionChoices question={question.question} />}
-            {question.question?.kind === "numeric" && !revealed && (
-              <NumericAnswer key={card.card_id} cardId={card.card_id} unit={question.question.choices.unit}
-                onChecked={(answer, check) => { setChecked({ answer, check }); setRevealed(true); }} />
-            )}
+            <QuestionFront cardId={card.card_id} state={question} revealed={revealed}
+              onChecked={(answer) => { setChecked(answer); setRevealed(true); }} />
           </div>
           {revealed ? (
             <>
               <hr />
               <div className="back" data-testid="card-back">
-                {checked && <CheckVerdict answer={checked.answer} check={checked.check} />}
-                {question.question && !checked && <AnswerKey question={question.question} result={question.key} error={question.error} />}
+                <QuestionBack state={question} checked={checked} ratingLabel={ratingLabel} />
                 <CardText html={card.back_html} text={card.back} />
               </div>
               <div className="rating-buttons">
@@ -379,10 +379,13 @@ function Review() {
 }
 
 interface CramCard extends Omit<DueCard, "intervals"> { retrievability: number | null }
+const CRAM_AGAIN = "Again";
+const CRAM_KNOWN = "Got it";
 interface CramQueue { deck: string; title: string; reviewed_cards: number; new_cards: number; cards: CramCard[] }
 
 /** Cram before the interview: the deck's weakest cards, again and again until each is known; nothing is sent back,
- * so the schedule stays as it was. */
+ * so the schedule stays as it was. A card made from a question shows what it offers, as in review, and a numeric one
+ * asks for the number and grades it (checking changes no schedule either); a correct answer suggests "Got it". */
 function Cram() {
   const [params] = useSearchParams();
   const deck = params.get("deck") || "all";
@@ -391,20 +394,24 @@ function Cram() {
   const [pile, setPile] = useState<CramCard[]>([]);
   const [revealed, setRevealed] = useState(false);
   const [tally, setTally] = useState({ known: 0, again: 0 });
+  const [checked, setChecked] = useState<CheckedAnswer | null>(null);  // a numeric card's typed answer
   const [error, setError] = useState("");
   useEffect(() => {
     const query = new URLSearchParams({ deck, limit: "20", include_new: String(includeNew) });
     api<CramQueue>(`/flashcards/cram/?${query}`)
-      .then((next) => { setData(next); setPile(next.cards); setRevealed(false); setTally({ known: 0, again: 0 }); })
+      .then((next) => { setData(next); setPile(next.cards); setRevealed(false); setChecked(null); setTally({ known: 0, again: 0 }); })
       .catch((e: Error) => setError(e.message));
   }, [deck, includeNew]);
   const card = pile[0];
+  const question = useQuestionCard(card, revealed);
   const answer = useCallback((known: boolean) => {
     if (!card) return;
     setPile((p) => (known ? p.slice(1) : [...p.slice(1), p[0]]));  // not known: back of the pile
     setTally((t) => (known ? { ...t, known: t.known + 1 } : { ...t, again: t.again + 1 }));
     setRevealed(false);
+    setChecked(null);
   }, [card]);
+  const suggestKnown = checked ? checked.check.suggested_rating >= 3 : null;  // Good or better: "Got it"
   // Before paint: a key pressed the moment a card shows already reaches a handler that knows it.
   useLayoutEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -428,19 +435,32 @@ function Cram() {
       <label><input type="checkbox" checked={includeNew} onChange={(e) => setIncludeNew(e.target.checked)} /> Include new cards</label>
       <div className="review-figures" data-testid="cram-progress">Known {tally.known} · again {tally.again} · {pile.length} left</div>
       {card ? (
-        <article className="flashcard" data-testid="cram-card" data-card-id={card.card_id}>
+        <article className="flashcard" data-testid="cram-card" data-card-id={card.card_id}
+          data-kind={question.question?.kind ?? card.source_type}>
           <span className="badge" data-testid="cram-recall">
             {card.retrievability === null ? "new" : `recall now ${Math.round(card.retrievability * 100)}%`} · {card.lapses} lapses
           </span>
-          <div className="front"><CardText html={card.front_html} text={card.front} /></div>
+          <div className="front" data-testid="card-front">
+            <CardText html={card.front_html} text={card.front} />
+            <QuestionFront cardId={card.card_id} state={question} revealed={revealed}
+              onChecked={(typed) => { setChecked(typed); setRevealed(true); }} />
+          </div>
           {revealed ? (
             <>
               <hr />
-              <div className="back"><CardText html={card.back_html} text={card.back} /></div>
+              <div className="back" data-testid="card-back">
+                <QuestionBack state={question} checked={checked} ratingLabel={(rating) => (rating >= 3 ? CRAM_KNOWN : CRAM_AGAIN)} />
+                <CardText html={card.back_html} text={card.back} />
+              </div>
               {card.note && <p className="card-note"><strong>Your note:</strong> {card.note}</p>}
               <div className="rating-buttons">
-                <button type="button" onClick={() => answer(false)}><kbd>1</kbd> Again</button>
-                <button type="button" onClick={() => answer(true)}><kbd>3</kbd> Got it</button>
+                {([false, true] as const).map((known) => (
+                  <button key={String(known)} type="button" onClick={() => answer(known)}
+                    className={suggestKnown === known ? "suggested" : undefined}>
+                    <kbd>{known ? 3 : 1}</kbd> {known ? CRAM_KNOWN : CRAM_AGAIN}
+                    {suggestKnown === known && <span className="badge" data-testid="suggested-rating">suggested</span>}
+                  </button>
+                ))}
               </div>
             </>
           ) : (
