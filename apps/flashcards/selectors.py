@@ -5,16 +5,25 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from django.db import connection, connections
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Sum
-from django.db.models.functions import Coalesce, Substr
+from django.db.models import Count, F, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from apps.core.models import Status
-from apps.courses.models import Chapter
+from apps.courses.models import Chapter, Part
 from apps.flashcards import scheduling
 from apps.flashcards.content import CHAPTER_DECK_PREFIX, chapter_slug_of_deck, hidden_deck_slugs, visible_decks
 from apps.flashcards.deck_counts import EMPTY_DUE, EMPTY_KEPT, request_counts
-from apps.flashcards.models import Card, CardState, Deck, DeckKind, ReviewLog, SourceType, UserCard, UserDeckCount
+from apps.flashcards.models import (
+    Card,
+    CardState,
+    Deck,
+    DeckKind,
+    DeckPresetAssignment,
+    ReviewLog,
+    SourceType,
+    UserCard,
+    UserDeckCount,
+)
 from apps.flashcards.presets import (
     Limits,
     assigned_presets,
@@ -48,15 +57,42 @@ def _deck_card_ids(**deck) -> QuerySet:
     return Card.decks.through.objects.filter(**deck).values("card_id")
 
 
+TODAY_FIGURES = ("new", "review", "total", "again", "timed", "time_ms")
+
+
+def _today_sql(*, user, start: datetime, deck_counted: bool, deck: Deck | None) -> tuple[str, list]:
+    """Today's review figures (new and review cards studied, all reviews, agains, timed reviews and their time), then
+    optionally the learner's stored card count for the deck (None: the whole collection) and whether any preset is
+    assigned, in one plain statement: the due queue runs it on every request, where building the ORM's aggregate
+    and two more queries cost more than the database's work."""
+    log = ReviewLog._meta.db_table
+    sql = ("SELECT COUNT(*) FILTER (WHERE r.state_before = %s), COUNT(*) FILTER (WHERE r.state_before = %s), "
+           "COUNT(*), COUNT(*) FILTER (WHERE r.rating = 1), COUNT(r.duration_ms), COALESCE(SUM(r.duration_ms), 0)")
+    params: list = [CardState.NEW, CardState.REVIEW]
+    if deck_counted:
+        sql += (f", (SELECT c.cards FROM {UserDeckCount._meta.db_table} c WHERE c.user_id = %s AND "
+                f"{'c.deck_id IS NULL' if deck is None else 'c.deck_id = %s'} ORDER BY c.id LIMIT 1), "
+                f"EXISTS (SELECT 1 FROM {DeckPresetAssignment._meta.db_table} a WHERE a.user_id = %s)")
+        params += [user.pk, *([] if deck is None else [deck.pk]), user.pk]
+    sql += f" FROM {log} r WHERE r.user_id = %s AND r.reviewed_at >= %s"
+    return sql, [*params, user.pk, connection.ops.adapt_datetimefield_value(start)]
+
+
 def _done_today(*, user, start: datetime) -> dict[str, int]:
-    return ReviewLog.objects.filter(user=user, reviewed_at__gte=start).aggregate(
-        new=Count("id", filter=Q(state_before=CardState.NEW)),
-        review=Count("id", filter=Q(state_before=CardState.REVIEW)),
-        total=Count("id"),
-        again=Count("id", filter=Q(rating=1)),
-        timed=Count("duration_ms"),
-        time_ms=Coalesce(Sum("duration_ms"), 0),
-    )
+    sql, params = _today_sql(user=user, start=start, deck_counted=False, deck=None)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return dict(zip(TODAY_FIGURES, cursor.fetchone(), strict=True))
+
+
+def _today_and_deck(*, user, start: datetime, deck: Deck | None) -> tuple[dict[str, int], int, bool]:
+    """Today's figures, the learner's cards in the deck (None: the whole collection) and whether presets are
+    assigned: one round trip."""
+    sql, params = _today_sql(user=user, start=start, deck_counted=True, deck=deck)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        *figures, cards, any_preset = cursor.fetchone()
+    return dict(zip(TODAY_FIGURES, figures, strict=True)), cards or 0, bool(any_preset)
 
 
 def _default_limits(srs, done: dict[str, int]) -> Limits:
@@ -72,26 +108,41 @@ QUEUE_FIELDS = ("id", "card_id", "state", "step", "stability", "difficulty", "du
                 "card__back", "card__front_html", "card__back_html")
 
 
+def _placeholders(values) -> str:
+    return ", ".join(["%s"] * len(values))
+
+
 def source_links(cards: list[Card]) -> dict[int, list[dict]]:
     """Where each card comes from, as pages of the site: the question or glossary term, then the chapters it is
-    linked to (published chapters of published parts, in reading order). One query, two when terms are among the
-    cards."""
+    linked to (published chapters of published parts, in reading order). Plain statements (one, two when terms are
+    among the cards): every due-queue page runs them, and the ORM's correlated subquery cost more to build than to
+    run."""
     links: dict[int, list[dict]] = {card.pk: [] for card in cards}
-    term_ids = [card.source_id for card in cards if card.source_type == SourceType.TERM]
-    terms = dict(Term.objects.filter(pk__in=term_ids).values_list("pk", "slug")) if term_ids else {}
-    for card in cards:
-        if card.source_type == SourceType.QUESTION:
-            links[card.pk].append({"kind": "question", "title": "Question", "path": f"/practice/questions/{card.source_id}"})
-        elif card.source_type == SourceType.TERM and card.source_id in terms:
-            links[card.pk].append({"kind": "term", "title": "Glossary", "path": f"/glossary/{terms[card.source_id]}"})
     if not cards:
         return links
-    published = Chapter.objects.filter(status=Status.PUBLISHED, part__status=Status.PUBLISHED,
-                                       slug=Substr(OuterRef("deck__slug"), len(CHAPTER_DECK_PREFIX) + 1))
-    chapters = (Card.decks.through.objects.filter(Exists(published), card_id__in=links, deck__kind=DeckKind.CHAPTER)
-                .order_by("deck__order", "deck__slug").values_list("card_id", "deck__slug", "deck__title"))
-    for card_id, slug, title in chapters:
-        links[card_id].append({"kind": "chapter", "title": title, "path": f"/learn/{chapter_slug_of_deck(slug)}"})
+    term_ids = [card.source_id for card in cards if card.source_type == SourceType.TERM]
+    with connection.cursor() as cursor:
+        terms: dict[int, str] = {}
+        if term_ids:
+            cursor.execute(f"SELECT id, slug FROM {Term._meta.db_table} WHERE id IN ({_placeholders(term_ids)})",
+                           term_ids)
+            terms = dict(cursor.fetchall())
+        for card in cards:
+            if card.source_type == SourceType.QUESTION:
+                links[card.pk].append({"kind": "question", "title": "Question",
+                                       "path": f"/practice/questions/{card.source_id}"})
+            elif card.source_type == SourceType.TERM and card.source_id in terms:
+                links[card.pk].append({"kind": "term", "title": "Glossary", "path": f"/glossary/{terms[card.source_id]}"})
+        card_ids = list(links)
+        cursor.execute(
+            f"SELECT m.card_id, d.slug, d.title FROM {Card.decks.through._meta.db_table} m "
+            f"JOIN {Deck._meta.db_table} d ON d.id = m.deck_id WHERE m.card_id IN ({_placeholders(card_ids)}) "
+            f"AND d.kind = %s AND EXISTS (SELECT 1 FROM {Chapter._meta.db_table} c JOIN {Part._meta.db_table} p "
+            "ON p.id = c.part_id WHERE c.status = %s AND p.status = %s AND c.slug = SUBSTR(d.slug, %s)) "
+            'ORDER BY d."order", d.slug',
+            [*card_ids, DeckKind.CHAPTER, Status.PUBLISHED, Status.PUBLISHED, len(CHAPTER_DECK_PREFIX) + 1])
+        for card_id, slug, title in cursor.fetchall():
+            links[card_id].append({"kind": "chapter", "title": title, "path": f"/learn/{chapter_slug_of_deck(slug)}"})
     return links
 
 
@@ -177,11 +228,6 @@ def _sections_queue(active: QuerySet, *, now: datetime, end: datetime, limit: in
     return picked, counts, later.first()
 
 
-def _cards_in_deck(*, user, deck: Deck | None) -> int:
-    """The learner's cards in the deck (None: the whole collection), from the stored deck counts (deck_counts)."""
-    return UserDeckCount.objects.filter(user=user, deck=deck).values_list("cards", flat=True).first() or 0
-
-
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MICROSECOND = timedelta(microseconds=1)
 
@@ -257,14 +303,14 @@ def due_queue(*, user, deck_slug: str | None, limit: int, now: datetime) -> dict
     srs = settings_get(user=user)
     deck = get_object_or_404(Deck, slug=deck_slug) if deck_slug else None
     start, end = day_clock(srs).today_bounds(now)
-    done = _done_today(user=user, start=start)
-    assigned = assigned_presets(user=user)
+    whole = None if deck is None or deck.slug == "all" else deck  # "All cards" is the whole collection
+    done, cards_in_deck, any_preset = _today_and_deck(user=user, start=start, deck=whole)
+    assigned = assigned_presets(user=user) if any_preset else {}
     chain = deck_chain(deck)
     limits = deck_limits(chain, default=_default_limits(srs, done), assigned=assigned,
                          done=done_today_by_deck(user=user, start=start, deck_ids=[d for d in chain if d in assigned]))
     reviews_left, new_left = limits.reviews_left, limits.new_left
-    whole = None if deck is None or deck.slug == "all" else deck  # "All cards" is the whole collection
-    if _cards_in_deck(user=user, deck=whole) <= SMALL_DECK:
+    if cards_in_deck <= SMALL_DECK:
         picked, counts, next_due = _small_deck_queue(user=user, deck=whole, now=now, end=end, limit=limit,
                                                      reviews_left=reviews_left, new_left=new_left)
     else:

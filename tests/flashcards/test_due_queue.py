@@ -75,9 +75,9 @@ def test_spent_review_limit_hides_reviews_and_counts_zero(sections, quiet_settin
 def test_due_queue_needs_bounded_queries(sections, django_assert_max_num_queries, query):
     client, order = sections
     _due(client, "limit=1")  # settings row exists from here on
-    # settings, today's reviews, up to three section fetches (cards joined, no query per card), one query for
-    # the counts the fetches did not settle, the next learning due, the learner's deck presets, the cards' chapters
-    # and (when glossary terms are among them) the terms' slugs for the source links; plus the deck when one is named
-    with django_assert_max_num_queries(10):
+    # settings; today's reviews with the deck's stored card count and whether presets are assigned (one statement);
+    # the small collection's cards read whole (id, state, due), then the chosen ones with their card; the terms'
+    # slugs and the cards' chapters for the source links; plus the deck when one is named
+    with django_assert_max_num_queries(7):
         body = _due(client, query)
     assert len(body["cards"]) == (1 if query == "limit=1" else len(order))

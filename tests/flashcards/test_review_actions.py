@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from apps.core.models import Status
 from apps.flashcards.models import ReviewLog, UserCard
 from apps.flashcards.services import card_review, deck_add
 from tests.flashcards.conftest import new_review_id
@@ -103,6 +104,19 @@ def test_queue_cards_link_to_their_question_term_and_chapters(collection, conten
     ]
     assert _queue_card(client, ids["number"])["links"] == [
         {"kind": "chapter", "title": c2.title, "path": "/learn/c2"}]
+
+
+def test_queue_cards_link_only_to_chapters_a_learner_can_open(collection, content):
+    client, ids = collection
+    c1, c2 = content["chapters"]
+    c2.status = Status.DRAFT
+    c2.save()
+    assert _queue_card(client, ids["number"])["links"] == []
+    c2.status = Status.PUBLISHED
+    c2.save()
+    c1.part.status = Status.DRAFT
+    c1.part.save()
+    assert [link["kind"] for link in _queue_card(client, ids["term"])["links"]] == ["term"]
 
 
 def test_today_counts_reviews_again_and_time_against_the_daily_goal(collection):
