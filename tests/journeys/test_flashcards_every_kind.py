@@ -13,6 +13,19 @@ from tests.journeys.conftest import shot, sign_up
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 QUESTION_KINDS = ["multiple_choice", "single_choice", "ordering", "categorize", "matching", "numeric", "open"]
+# Kinds whose answer key is loaded while the front shows. A numeric card's key waits for a reveal without a checked
+# answer (a check's verdict carries its explanation), so only there may "Loading the answer key…" show for a moment.
+KEY_BEFORE_REVEAL = {"multiple_choice", "single_choice", "ordering", "categorize", "matching"}
+
+# Records the kind of every card whose back ever showed "Loading the answer key…", however briefly.
+WATCH_KEY_LOADING = """
+window.keyLoadingKinds = [];
+new MutationObserver(() => {
+  const busy = document.querySelector('[data-testid="card-back"] [aria-busy="true"]');
+  const kind = busy?.closest("[data-kind]")?.getAttribute("data-kind");
+  if (kind && !window.keyLoadingKinds.includes(kind)) window.keyLoadingKinds.push(kind);
+}).observe(document, { childList: true, subtree: true, characterData: true });
+"""
 
 
 def _collection(username: str) -> list[tuple[str, object]]:
@@ -61,6 +74,8 @@ def _check_front_and_back(page, kind: str, source) -> None:
     elif kind == "numeric":
         expect(front.get_by_test_id("card-choices")).to_contain_text(key["numeric"]["unit"])
     expect(back).to_have_count(0)
+    if kind in KEY_BEFORE_REVEAL:  # the key is fetched with the card, so the back shows at once
+        expect(page.get_by_test_id("flashcard")).to_have_attribute("data-answer-key", "ready")
 
     page.keyboard.press("Space")
     expect(back).to_be_visible()
@@ -89,6 +104,7 @@ def test_review_one_card_of_every_kind_by_keyboard_then_undo_stats_and_export(si
     sign_up(page, site.url, "cardfan")
     cards = _collection("cardfan")
 
+    page.add_init_script(WATCH_KEY_LOADING)
     page.goto(f"{site.url}/flashcards/review")
     for done, (kind, source) in enumerate(cards, start=1):
         expected_kind = kind if kind in QUESTION_KINDS else {"term": "term", "number": "number"}[kind]
@@ -99,6 +115,7 @@ def test_review_one_card_of_every_kind_by_keyboard_then_undo_stats_and_export(si
         page.keyboard.press("4")  # Easy: out of today's queue (Good would bring it back within the learn-ahead window)
         expect(page.get_by_test_id("queue-progress")).to_contain_text(f"Reviewed {done}")
     expect(page.get_by_test_id("done-for-today")).to_be_visible()
+    assert set(page.evaluate("window.keyLoadingKinds")) <= {"numeric"}  # no other back waited for its key
 
     # Undo brings the last card back.
     page.keyboard.press("z")

@@ -2,6 +2,7 @@
 is graded as practice grades it, the back says how, the suggested rating is highlighted, and the learner still
 rates with the keys (or taps) as they choose. Checking alone changes no schedule."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -57,6 +58,9 @@ def test_type_a_number_see_the_grade_and_rate_by_keyboard(site, desktop):
     page, watch = desktop
     sign_up(page, site.url, "estimator")
     first, second = _numeric_cards("estimator", 2)
+    key_probes = []  # the verdict carries the explanation: a checked card never asks practice for its key
+    page.on("request", lambda request: key_probes.append(request.url)
+            if re.search(r"/api/v1/questions/\d+/check/$", request.url) else None)
     page.goto(f"{site.url}/flashcards/review")
     expect(page.get_by_test_id("card-front")).to_contain_text(first.prompt.split("\n")[0][:40])
 
@@ -87,6 +91,7 @@ def test_type_a_number_see_the_grade_and_rate_by_keyboard(site, desktop):
     page.keyboard.press("2")  # the learner's choice stands: Hard, not the suggested Again
     expect(page.get_by_test_id("queue-progress")).to_contain_text("Reviewed 2")
     assert _reviews("estimator") == [3, 2]
+    assert key_probes == []
 
 
 def test_on_a_phone_tap_check_and_tap_the_suggested_rating(site, phone):

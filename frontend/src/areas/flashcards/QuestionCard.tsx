@@ -27,7 +27,11 @@ function probe(question: Question): Answer | null {
   }
 }
 
-export function useQuestionCard(card: CardRef | undefined, revealed: boolean): QuestionCardState {
+/** The question behind a card made from one, and its answer key. The key is fetched as soon as the question is known,
+ * not on reveal, so the back shows at once (never "Loading the answer key…" first); a numeric card's key is fetched
+ * only when it is revealed without a checked answer, since the check's verdict carries the same explanation and a
+ * numeric card is mostly answered by checking. */
+export function useQuestionCard(card: CardRef | undefined, { revealed, checked }: { revealed: boolean; checked: boolean }): QuestionCardState {
   const [state, setState] = useState<QuestionCardState & { id: number | null }>({ id: null, question: null, key: null, error: "" });
   const sourceId = card?.source_type === "question" ? card.source_id : null;
 
@@ -41,8 +45,9 @@ export function useQuestionCard(card: CardRef | undefined, revealed: boolean): Q
   }, [sourceId]);
 
   const question = state.id === sourceId ? state.question : null;
+  const wantKey = question !== null && (question.kind !== "numeric" || (revealed && !checked));
   useEffect(() => {
-    if (!revealed || !question || state.key) return;
+    if (!wantKey || !question || state.key) return;
     const answer = probe(question);
     if (!answer) return;
     let live = true;
@@ -50,7 +55,7 @@ export function useQuestionCard(card: CardRef | undefined, revealed: boolean): Q
       .then((key) => live && setState((s) => (s.id === question.id ? { ...s, key } : s)))
       .catch((e: ApiError) => live && setState((s) => ({ ...s, error: e.message })));
     return () => { live = false; };
-  }, [revealed, question, state.key]);
+  }, [wantKey, question, state.key]);
 
   if (sourceId === null || state.id !== sourceId) return { question: null, key: null, error: "" };
   return { question: state.question, key: state.key, error: state.error };

@@ -199,7 +199,7 @@ function Review() {
   useEffect(() => { void load().catch((e: Error) => setError(e.message)); }, [load]);
 
   const card = queue?.cards[0];
-  const question = useQuestionCard(card, revealed);
+  const question = useQuestionCard(card, { revealed, checked: checked !== null });
   const patchCard = (cardId: number, patch: Partial<DueCard>) =>
     setQueue((q) => q && { ...q, cards: q.cards.map((c) => (c.card_id === cardId ? { ...c, ...patch } : c)) });
   // One action at a time: a second key press while one is in flight must not rate (or bury) the card again.
@@ -304,7 +304,7 @@ function Review() {
       {message && <p role="status">{message}</p>}
       {card ? (
         <article className={`flashcard${card.flag ? ` flagged flag-${card.flag}` : ""}`} data-testid="flashcard" data-card-id={card.card_id}
-          data-kind={question.question?.kind ?? card.source_type}>
+          data-kind={question.question?.kind ?? card.source_type} data-answer-key={question.key ? "ready" : undefined}>
           {card.flag > 0 && <span className={`badge flag-badge flag-${card.flag}`} data-testid="card-flag">{FLAGS[card.flag]} flag</span>}
           {card.source_changed && <span className="badge">updated</span>}
           {card.leech && <span className="badge">leech</span>}
@@ -403,7 +403,7 @@ function Cram() {
       .catch((e: Error) => setError(e.message));
   }, [deck, includeNew]);
   const card = pile[0];
-  const question = useQuestionCard(card, revealed);
+  const question = useQuestionCard(card, { revealed, checked: checked !== null });
   const answer = useCallback((known: boolean) => {
     if (!card) return;
     setPile((p) => (known ? p.slice(1) : [...p.slice(1), p[0]]));  // not known: back of the pile
@@ -436,7 +436,7 @@ function Cram() {
       <div className="review-figures" data-testid="cram-progress">Known {tally.known} · again {tally.again} · {pile.length} left</div>
       {card ? (
         <article className="flashcard" data-testid="cram-card" data-card-id={card.card_id}
-          data-kind={question.question?.kind ?? card.source_type}>
+          data-kind={question.question?.kind ?? card.source_type} data-answer-key={question.key ? "ready" : undefined}>
           <span className="badge" data-testid="cram-recall">
             {card.retrievability === null ? "new" : `recall now ${Math.round(card.retrievability * 100)}%`} · {card.lapses} lapses
           </span>
