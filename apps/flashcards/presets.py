@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404
 
@@ -104,6 +104,11 @@ def scheduler_config(srs, preset: DeckPreset | None = None) -> scheduling.Schedu
     )
 
 
+def _rank(deck_id: int, kind: str, order: int, slug: str) -> tuple:
+    """Which assigned deck's preset a card follows: the lowest rank (chapter before part before topic)."""
+    return KIND_PRECEDENCE.get(kind, 9), order, slug, deck_id
+
+
 def card_presets(card_ids, *, assigned: dict[int, DeckPreset]) -> dict[int, DeckPreset]:
     """card id → the preset of its most specific assigned deck (cards no preset covers are left out); no query when
     the learner has no presets assigned."""
@@ -113,10 +118,25 @@ def card_presets(card_ids, *, assigned: dict[int, DeckPreset]) -> dict[int, Deck
     rows = Card.decks.through.objects.filter(card_id__in=card_ids, deck_id__in=list(assigned)).values_list(
         "card_id", "deck_id", "deck__kind", "deck__order", "deck__slug")
     for card_id, deck_id, kind, order, slug in rows:
-        rank = (KIND_PRECEDENCE.get(kind, 9), order, slug, deck_id)
+        rank = _rank(deck_id, kind, order, slug)
         if card_id not in best or rank < best[card_id]:
             best[card_id] = rank
     return {card_id: assigned[rank[-1]] for card_id, rank in best.items()}
+
+
+def card_preset(*, user, card_id: int) -> DeckPreset | None:
+    """The preset of one card's most specific assigned deck (None: the Default), ranked as ``card_presets`` ranks:
+    one plain statement, and the preset's row only when there is one (every review runs this)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT a.deck_id, a.preset_id, d.kind, d."order", d.slug FROM {DeckPresetAssignment._meta.db_table} a '
+            f"JOIN {Card.decks.through._meta.db_table} m ON m.deck_id = a.deck_id AND m.card_id = %s "
+            f"JOIN {Deck._meta.db_table} d ON d.id = a.deck_id WHERE a.user_id = %s", [card_id, user.pk])
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    preset_id = min(rows, key=lambda row: _rank(row[0], *row[2:]))[1]
+    return DeckPreset.objects.get(pk=preset_id)
 
 
 # --- limits ---------------------------------------------------------------------------------------------------

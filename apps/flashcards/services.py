@@ -26,7 +26,7 @@ from apps.flashcards.models import (
     UndoneReview,
     UserCard,
 )
-from apps.flashcards.presets import assigned_presets, card_presets, scheduler_config
+from apps.flashcards.presets import card_preset, scheduler_config
 
 SNAPSHOT_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses", "suspended",
                    "leech", "buried_until", "source_changed")
@@ -156,23 +156,20 @@ def card_extras_body(user_card: UserCard) -> dict:
 
 
 def _stored_answer(*, user, card_id: int, review_id: uuid.UUID) -> dict | None:
-    log = ReviewLog.objects.filter(review_id=review_id).select_related("user_card").first()
-    if log is None:
+    found = ReviewLog.objects.filter(review_id=review_id).values_list("user_id", "user_card__card_id", "after").first()
+    if found is None:
         return None
-    if log.user_id != user.pk or log.user_card.card_id != card_id:
+    if found[:2] != (user.pk, card_id):
         raise Conflict("This review_id was already used for another review.")
-    return log.after
+    return found[2]
 
 
 def card_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now: datetime,
                 duration_ms: int | None = None) -> tuple[dict, bool]:
     """Applies one FSRS review; returns (answer, replayed). A known review_id returns the stored answer."""
-    stored = _stored_answer(user=user, card_id=card_id, review_id=review_id)
-    if stored is not None:
-        return stored, True
     try:
         return _apply_review(user=user, card_id=card_id, rating=rating, review_id=review_id, now=now,
-                             duration_ms=duration_ms), False
+                             duration_ms=duration_ms)
     except IntegrityError:
         # The same review_id was committed by a concurrent request between our check and our insert.
         stored = _stored_answer(user=user, card_id=card_id, review_id=review_id)
@@ -183,25 +180,26 @@ def card_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now: d
 
 @transaction.atomic
 def _apply_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now: datetime,
-                  duration_ms: int | None) -> dict:
+                  duration_ms: int | None) -> tuple[dict, bool]:
     user_card = user_card_get(user=user, card_id=card_id, lock=True)
+    # Under the card's lock: a retry of a committed review (or one committed while we waited) returns its answer.
+    stored = _stored_answer(user=user, card_id=card_id, review_id=review_id)
+    if stored is not None:
+        return stored, True
     srs = settings_get(user=user)
-    if ReviewLog.objects.filter(review_id=review_id).exists():  # committed while we waited for the lock
-        raise IntegrityError("duplicate review_id")
     before = snapshot(user_card)
-    preset = card_presets([card_id], assigned=assigned_presets(user=user)).get(card_id)
-    scheduler = scheduler_config(srs, preset).scheduler()  # the options of the card's deck preset
+    scheduler = scheduler_config(srs, card_preset(user=user, card_id=card_id)).scheduler()  # its deck preset's
     memory = scheduling.review(memory_of(user_card), rating=rating, now=now, scheduler=scheduler,
                                card_id=card_id, duration_ms=duration_ms)
     _apply_memory(user_card, memory, rating=rating, leech_threshold=srs.leech_threshold)
-    user_card.save()
+    user_card.save(update_fields=SNAPSHOT_FIELDS)
     answer = {"review_id": str(review_id), **card_state_body(user_card)}
     ReviewLog.objects.create(
         review_id=review_id, user=user, user_card=user_card, rating=rating, reviewed_at=memory.last_review,
         duration_ms=duration_ms, state_before=before["state"], state_after=user_card.state, before=before,
         after=answer,
     )
-    return answer
+    return answer, False
 
 
 def _apply_memory(user_card: UserCard, memory: scheduling.Memory, *, rating: int, leech_threshold: int) -> None:
