@@ -9,6 +9,7 @@ from django.db.models import Count, F, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from apps.core.models import Status
+from apps.core.plain_sql import Columns
 from apps.courses.models import Chapter, Part
 from apps.flashcards import scheduling
 from apps.flashcards.content import CHAPTER_DECK_PREFIX, chapter_slug_of_deck, hidden_deck_slugs, visible_decks
@@ -19,6 +20,7 @@ from apps.flashcards.models import (
     Deck,
     DeckKind,
     DeckPresetAssignment,
+    OwnNote,
     ReviewLog,
     SourceType,
     UserCard,
@@ -242,6 +244,28 @@ def _microseconds(value) -> int:
     return ((value if value.tzinfo is not None else value.replace(tzinfo=UTC)) - EPOCH) // MICROSECOND
 
 
+USER_CARD_COLUMNS = Columns(UserCard, tuple(name for name in QUEUE_FIELDS if not name.startswith("card__")))
+CARD_COLUMNS = Columns(Card, tuple(name.removeprefix("card__") for name in QUEUE_FIELDS if name.startswith("card__")))
+
+
+def _queue_cards(ids: list[int]) -> dict[int, UserCard]:
+    """The learner's cards by id with their card, the queue's columns only: one plain statement."""
+    if not ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {USER_CARD_COLUMNS.select('u')}, {CARD_COLUMNS.select('c')} "
+                       f"FROM {UserCard._meta.db_table} u JOIN {Card._meta.db_table} c ON c.id = u.card_id "
+                       f"WHERE u.id IN ({_placeholders(ids)})", ids)
+        rows = cursor.fetchall()
+    split = len(USER_CARD_COLUMNS)
+    fetched = {}
+    for row in rows:
+        user_card = USER_CARD_COLUMNS.build(row[:split], connection)
+        user_card.card = CARD_COLUMNS.build(row[split:], connection)
+        fetched[user_card.pk] = user_card
+    return fetched
+
+
 def _small_deck_queue(*, user, deck: Deck | None, now: datetime, end: datetime, limit: int, reviews_left: int,
                       new_left: int) -> tuple[list[UserCard], dict[str, int], datetime | None]:
     """What _sections_queue answers for the deck (None: the whole collection), from its active cards read whole
@@ -285,8 +309,7 @@ def _small_deck_queue(*, user, deck: Deck | None, now: datetime, end: datetime, 
     if not chosen:
         chosen = section(lambda state, due: state in IN_LEARNING and due <= ahead)[:limit]
     later = min((due for _, state, due in rows if state in IN_LEARNING and at < due < day_end), default=None)
-    fetched = {user_card.pk: user_card for user_card in
-               UserCard.objects.filter(pk__in=[row[0] for row in chosen]).select_related("card").only(*QUEUE_FIELDS)}
+    fetched = _queue_cards([row[0] for row in chosen])
     return ([fetched[row[0]] for row in chosen if row[0] in fetched], counts,
             None if later is None else EPOCH + later * MICROSECOND)
 
@@ -454,7 +477,9 @@ def card_search(*, user, filters: dict, now: datetime) -> QuerySet:
     looking the deck and topic up by slug.
 
     ``q`` matches a substring of the front or back (case-insensitive; on PostgreSQL a trigram index on each side
-    finds them); ``deck`` and ``tag`` (a question topic) test deck membership; ``due_before`` / ``due_after`` are
+    finds them); ``deck`` and ``tag`` (a question topic) test deck membership; ``anki_deck`` keeps the learner's own
+    cards imported from that Anki deck or one of its subdecks (as Anki's deck:"A::B" search: "A::B" and
+    "A::B::C", not "A::Bx"; the name as written, case included); ``due_before`` / ``due_after`` are
     days in the learner's calendar (due before that day starts, due after it ends). The default order (due, then
     card) is read from the ``usercard_browse_due`` index, so a page need not sort every match.
     """
@@ -469,6 +494,10 @@ def card_search(*, user, filters: dict, now: datetime) -> QuerySet:
             return UserCard.objects.none()
         for slug in slugs:
             queryset = queryset.filter(card_id__in=_deck_card_ids(deck_id=deck_ids[slug]))
+    if filters.get("anki_deck"):
+        notes = OwnNote.objects.filter(user=user).filter(_in_anki_deck(filters["anki_deck"]))
+        queryset = queryset.filter(card__source_type=SourceType.OWN, card__owner=user,
+                                   card__source_id__in=notes.values("id"))
     if filters.get("state"):
         queryset = queryset.filter(state__in=filters["state"])
     if filters.get("suspended") is not None:
@@ -494,6 +523,27 @@ def card_search(*, user, filters: dict, now: datetime) -> QuerySet:
     column = F(BROWSE_SORTS[sort.lstrip("-")])
     ordering = column.desc(nulls_last=True) if descending else column.asc(nulls_last=True)
     return queryset.order_by(ordering, "-card_id" if descending else "card_id")
+
+
+def _in_anki_deck(name: str) -> Q:
+    """The deck itself or any deck below it ("A::B" holds "A::B::C"); LIKE's wildcards in a name are escaped."""
+    return Q(anki_deck=name) | Q(anki_deck__startswith=f"{name}::")
+
+
+def anki_decks(*, user) -> list[dict]:
+    """The Anki decks the learner's own cards in their collection were imported from, each with the decks above it
+    (Anki's tree: "A::B::C" lists "A", "A::B" and "A::B::C"), and how many of those cards each holds with its
+    subdecks, by name. Only the learner's own notes are read."""
+    in_collection = UserCard.objects.filter(user=user, card__owner=user, card__source_type=SourceType.OWN)
+    per_name = (OwnNote.objects.filter(user=user, id__in=in_collection.values("card__source_id"))
+                .exclude(anki_deck="").values_list("anki_deck").annotate(cards=Count("id")).order_by())
+    cards: dict[str, int] = {}
+    for name, count in per_name:
+        levels = name.split("::")
+        for depth in range(1, len(levels) + 1):
+            above = "::".join(levels[:depth])
+            cards[above] = cards.get(above, 0) + count
+    return [{"name": name, "cards": cards[name]} for name in sorted(cards, key=lambda n: (n.split("::"), n))]
 
 
 def browse_row(user_card: UserCard, *, now: datetime) -> dict:

@@ -6,6 +6,7 @@ import pytest
 from django.utils import timezone
 
 from apps.flashcards.models import UserCard
+from apps.flashcards.selectors import QUEUE_FIELDS, _queue_cards
 from apps.flashcards.services import card_review, deck_add
 from tests.flashcards.conftest import T0, new_review_id
 
@@ -81,3 +82,27 @@ def test_due_queue_needs_bounded_queries(sections, django_assert_max_num_queries
     with django_assert_max_num_queries(7):
         body = _due(client, query)
     assert len(body["cards"]) == (1 if query == "limit=1" else len(order))
+
+
+def test_the_queues_plain_read_builds_the_cards_the_orm_builds(sections):
+    """The queue reads its chosen cards with a plain statement (apps.core.plain_sql): every column it shows must come
+    back as the ORM gives it (types included: booleans, nullable floats, aware datetimes, the owner's id)."""
+    client, order = sections
+    UserCard.objects.filter(user=client.user, card_id=order[0]).update(flag=3, note="mine", leech=True,
+                                                                       source_changed=True)
+    ids = list(UserCard.objects.filter(user=client.user).values_list("id", flat=True))
+    orm = {user_card.pk: user_card for user_card in
+           UserCard.objects.filter(pk__in=ids).select_related("card").only(*QUEUE_FIELDS)}
+    plain = _queue_cards(ids)
+    names = [name for name in QUEUE_FIELDS if not name.startswith("card__") and name != "id"]
+    card_names = [name.removeprefix("card__").replace("owner", "owner_id") for name in QUEUE_FIELDS
+                  if name.startswith("card__")]
+
+    def values(user_card):
+        return ([(getattr(user_card, name), type(getattr(user_card, name))) for name in names],
+                [getattr(user_card.card, name) for name in card_names])
+
+    assert sorted(plain) == sorted(ids)
+    assert {pk: values(user_card) for pk, user_card in plain.items()} == {pk: values(orm[pk]) for pk in ids}
+    first = next(user_card for user_card in plain.values() if user_card.card_id == order[0])
+    assert (first.leech, first.flag, first.note, first.source_changed) == (True, 3, "mine", True)
