@@ -9,11 +9,12 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.shortcuts import get_object_or_404
 from django.utils.dateparse import parse_datetime
 
 from apps.core.exceptions import Conflict, InvalidInput, NotFound
+from apps.core.plain_sql import Columns
 from apps.flashcards import scheduling
 from apps.flashcards.content import hidden_deck_slugs
 from apps.flashcards.models import (
@@ -42,9 +43,18 @@ def iso(moment: datetime | None) -> str | None:
 # --- settings -----------------------------------------------------------------------------------------------
 
 
+SETTINGS_COLUMNS = Columns(SrsSettings, tuple(field.name for field in SrsSettings._meta.concrete_fields))
+
+
 def settings_get(*, user) -> SrsSettings:
-    found = SrsSettings.objects.filter(user=user).first()
-    return found or SrsSettings.objects.get_or_create(user=user)[0]
+    """The learner's settings, created on first use. A plain statement: every review and queue page reads them."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {SETTINGS_COLUMNS.select('s')} FROM {SrsSettings._meta.db_table} s WHERE s.user_id = %s",
+                       [user.pk])
+        row = cursor.fetchone()
+    if row is not None:
+        return SETTINGS_COLUMNS.build(row, connection)
+    return SrsSettings.objects.get_or_create(user=user)[0]
 
 
 def settings_update(*, user, **changes) -> SrsSettings:
