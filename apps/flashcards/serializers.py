@@ -101,10 +101,17 @@ class CramQuerySerializer(serializers.Serializer):
                                            help_text="Follow the weakest studied cards with never-studied ones")
 
 
+ANKI_DECK_MAX_CHARS = 1000
+
+
 class BrowseQuerySerializer(serializers.Serializer):
     q = serializers.CharField(required=False, allow_blank=True, max_length=200, help_text="Text in the front or back")
     deck = serializers.SlugField(required=False, allow_blank=True, max_length=120, help_text="A deck slug (subtree)")
     tag = serializers.SlugField(required=False, allow_blank=True, max_length=100, help_text="A question topic slug")
+    anki_deck = serializers.CharField(
+        required=False, allow_blank=True, max_length=ANKI_DECK_MAX_CHARS,
+        help_text="Your cards imported from this Anki deck or its subdecks (full name, levels joined by '::'; "
+                  "'A::B' also finds 'A::B::C')")
     state = serializers.MultipleChoiceField(choices=STATE_VALUES, required=False,
                                             help_text="0 new, 1 learning, 2 review, 3 relearning (repeatable)")
     suspended = serializers.BooleanField(required=False, allow_null=True, default=None)
@@ -121,11 +128,22 @@ class BrowseQuerySerializer(serializers.Serializer):
     page = serializers.IntegerField(required=False, default=1, min_value=1, max_value=100_000)
     page_size = serializers.IntegerField(required=False, default=50, min_value=1, max_value=500)
 
+    def validate_anki_deck(self, value: str) -> str:
+        if value and (any(ord(char) < 32 for char in value) or any(not level.strip() for level in value.split("::"))):
+            raise serializers.ValidationError("Not an Anki deck name: levels joined by '::', none of them empty, "
+                                              "and no control characters.")
+        return value
+
     def validate(self, data):
         low, high = data.get("difficulty_min"), data.get("difficulty_max")
         if low is not None and high is not None and low > high:
             raise serializers.ValidationError({"difficulty_max": ["Must not be below difficulty_min."]})
         return data
+
+
+class AnkiDeckSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The deck's full name, levels joined by '::'")
+    cards = serializers.IntegerField(help_text="Your cards in it and its subdecks")
 
 
 class BulkInputSerializer(serializers.Serializer):

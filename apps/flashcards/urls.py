@@ -42,6 +42,7 @@ urlpatterns = [
          name="flashcards-optimize-discard"),
     path("flashcards/cards/", views.CardBrowseApi.as_view(), name="flashcards-cards"),
     path("flashcards/cards/bulk/", views.CardBulkApi.as_view(), name="flashcards-cards-bulk"),
+    path("flashcards/anki-decks/", views.AnkiDeckListApi.as_view(), name="flashcards-anki-decks"),
     path("flashcards/own/", views.OwnCardListApi.as_view(), name="flashcards-own"),
     path("flashcards/own/<flashcard_id:card_id>/", views.OwnCardApi.as_view(), name="flashcards-own-card"),
     path("flashcards/images/", views.CardImageListApi.as_view(), name="flashcards-images"),

@@ -85,7 +85,7 @@ class CramApi(FlashcardApi):
 
 class CardBrowseApi(FlashcardApi):
     @extend_schema(parameters=[s.BrowseQuerySerializer], responses={200: s.BrowsePageSerializer, **ERRORS},
-                   summary="Search your cards: text, deck, tag, state, due, lapses, difficulty; sorted and paged")
+                   summary="Search your cards: text, deck, tag, Anki deck, state, due, lapses, difficulty; sorted and paged")
     def get(self, request):
         query = s.BrowseQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -93,6 +93,13 @@ class CardBrowseApi(FlashcardApi):
         page, page_size = filters.pop("page"), filters.pop("page_size")
         return Response(selectors.card_browse(user=request.user, filters=filters, page=page, page_size=page_size,
                                               now=timezone.now()))
+
+
+class AnkiDeckListApi(FlashcardApi):
+    @extend_schema(responses={200: s.AnkiDeckSerializer(many=True), 401: ERRORS[401], 403: ERRORS[403]},
+                   summary="The Anki decks your imported cards come from (with the decks above them), to browse by")
+    def get(self, request):
+        return Response(selectors.anki_decks(user=request.user))
 
 
 class CardBulkApi(FlashcardApi):

@@ -125,6 +125,15 @@ class Ctx:
     def own_card(self) -> int:
         return self.once("own_card", lambda: self.ok("post", "/api/v1/flashcards/own/", OWN_CARD)["card_id"])
 
+    def anki_deck_card(self) -> int:
+        """The learner's own card, as if imported from the Anki deck "Interview::Serving"."""
+        from apps.flashcards.models import Card, OwnNote
+
+        card = self.own_card()
+        note = Card.objects.filter(pk=card).values("source_id")
+        assert OwnNote.objects.filter(user=self.user, pk__in=note).update(anki_deck="Interview::Serving") == 1
+        return card
+
     def image(self) -> int:
         def make():
             response = self.client.post("/api/v1/flashcards/images/", PNG_1X1, content_type="image/png")
@@ -387,6 +396,7 @@ EXAMPLES: dict[str, Example] = {
                                       bad=Bad(path={"card_id": 2**63}, status=404)),
     "flashcards_cards_retrieve": Example(query={"q": "kv", "sort": "due"}, bad=Bad(query={"difficulty_min": "hard"},
                                                                                      status=400)),
+    "flashcards_anki_decks_list": Example(setup=lambda c: c.anki_deck_card(), bad=Bad(who="anonymous")),
     "flashcards_cards_bulk_create": Example(body=lambda c: {"card_ids": [c.card()], "action": "suspend"},
                                             bad=Bad(body={"card_ids": [], "action": "suspend"}, status=400)),
     "flashcards_deck_tree_retrieve": Example(bad=Bad(who="anonymous")),

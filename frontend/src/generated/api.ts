@@ -482,6 +482,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/flashcards/anki-decks/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Anki decks your imported cards come from (with the decks above them), to browse by */
+        get: operations["flashcards_anki_decks_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/flashcards/cards/": {
         parameters: {
             query?: never;
@@ -489,7 +506,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Search your cards: text, deck, tag, state, due, lapses, difficulty; sorted and paged */
+        /** Search your cards: text, deck, tag, Anki deck, state, due, lapses, difficulty; sorted and paged */
         get: operations["flashcards_cards_retrieve"];
         put?: never;
         post?: never;
@@ -1681,6 +1698,12 @@ export interface components {
          * @enum {string}
          */
         AlgorithmEnum: "ring" | "tree" | "one_shot";
+        AnkiDeck: {
+            /** @description The deck's full name, levels joined by '::' */
+            name: string;
+            /** @description Your cards in it and its subdecks */
+            cards: number;
+        };
         AnswerInputRequest: {
             question: number;
             /** @description For auto-checked kinds; same shapes as /questions/{id}/check/ */
@@ -9446,9 +9469,93 @@ export interface operations {
             };
         };
     };
+    flashcards_anki_decks_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnkiDeck"][];
+                };
+            };
+            /** @description Invalid input; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     flashcards_cards_retrieve: {
         parameters: {
             query?: {
+                /** @description Your cards imported from this Anki deck or its subdecks (full name, levels joined by '::'; 'A::B' also finds 'A::B::C') */
+                anki_deck?: string;
                 buried?: boolean | null;
                 /** @description A deck slug (subtree) */
                 deck?: string;

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
+import type { components } from "../../generated/api";
 import { api, ApiError } from "../../lib/api";
 import { FLAGS } from "./flags";
 
@@ -19,8 +20,15 @@ interface Detail extends Row {
 
 const PAGE_SIZE = 50;
 const RATING_NAMES = ["", "Again", "Hard", "Good", "Easy"];
-const EMPTY = { q: "", deck: "", tag: "", state: "", suspended: "", flag: "", due_before: "", due_after: "", lapses_min: "", difficulty_min: "", difficulty_max: "", sort: "due" };
+const EMPTY = { q: "", deck: "", tag: "", anki_deck: "", state: "", suspended: "", flag: "", due_before: "", due_after: "", lapses_min: "", difficulty_min: "", difficulty_max: "", sort: "due" };
 type Filters = typeof EMPTY;
+type AnkiDeck = components["schemas"]["AnkiDeck"];
+
+/** An Anki deck as its tree shows it: its last level, indented by depth (the option's value is the full name). */
+function ankiDeckLabel(deck: AnkiDeck): string {
+  const levels = deck.name.split("::");
+  return `${"\u00a0\u00a0".repeat(levels.length - 1)}${levels[levels.length - 1]} (${deck.cards})`;
+}
 
 function MemoryChart({ history }: { history: HistoryEntry[] }) {
   const points = history.filter((h) => h.stability !== null);
@@ -77,6 +85,8 @@ export default function Browse() {
   const [message, setMessage] = useState("");
   const [rescheduleTo, setRescheduleTo] = useState("");
   const [open, setOpen] = useState<number | null>(null);
+  const [ankiDecks, setAnkiDecks] = useState<AnkiDeck[]>([]);
+  useEffect(() => { void api<AnkiDeck[]>("/flashcards/anki-decks/").then(setAnkiDecks); }, []);
 
   const load = useCallback(async () => {
     const query = new URLSearchParams({ page: String(page), page_size: String(PAGE_SIZE) });
@@ -115,6 +125,15 @@ export default function Browse() {
         {input("q", "Text")}
         {input("deck", "Deck (slug)")}
         {input("tag", "Topic")}
+        {ankiDecks.length > 0 && (
+          <label className="browse-field">Anki deck
+            <select name="anki_deck" value={form.anki_deck} onChange={(e) => set({ anki_deck: e.target.value })}>
+              <option value="">any</option>
+              {ankiDecks.map((deck) => <option key={deck.name} value={deck.name} title={deck.name}>{ankiDeckLabel(deck)}</option>)}
+            </select>
+            {error?.fieldMessage("anki_deck") && <span className="field-error" role="alert">{error.fieldMessage("anki_deck")}</span>}
+          </label>
+        )}
         <label className="browse-field">State
           <select name="state" value={form.state} onChange={(e) => set({ state: e.target.value })}>
             <option value="">any</option><option value="0">new</option><option value="1">learning</option>
