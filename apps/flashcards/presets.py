@@ -16,13 +16,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404
 
 from apps.core.exceptions import InvalidInput
 from apps.flashcards import scheduling
 from apps.flashcards.content import hidden_deck_slugs
-from apps.flashcards.models import Card, CardState, Deck, DeckKind, DeckPreset, DeckPresetAssignment, ReviewLog
+from apps.flashcards.models import (
+    Card,
+    CardState,
+    Deck,
+    DeckKind,
+    DeckPreset,
+    DeckPresetAssignment,
+    ReviewLog,
+    UserCard,
+)
 
 PRESET_FIELDS = ("name", "new_cards_per_day", "max_reviews_per_day", "desired_retention", "learning_steps",
                  "relearning_steps")
@@ -149,14 +157,23 @@ class Limits:
 
 
 def done_today_by_deck(*, user, start, deck_ids) -> dict[int, dict[str, int]]:
-    """Today's new-card and review-card reviews per deck, for the decks given (one grouped query)."""
+    """Today's new-card and review-card reviews per deck, for the decks given (one grouped statement). Each of
+    today's reviews finds its card by the card row's primary key, one at a time: PostgreSQL's planner would
+    otherwise read the learner's whole collection to hash-join a few hundred reviews (12 ms at 50,000 cards)."""
     if not deck_ids:
         return {}
-    rows = (ReviewLog.objects.filter(user=user, reviewed_at__gte=start, user_card__card__decks__in=list(deck_ids))
-            .values("user_card__card__decks")
-            .annotate(new=Count("id", filter=Q(state_before=CardState.NEW)),
-                      review=Count("id", filter=Q(state_before=CardState.REVIEW))))
-    return {row["user_card__card__decks"]: row for row in rows}
+    deck_ids = list(deck_ids)
+    cards = UserCard._meta.db_table
+    card_of = (f"CROSS JOIN LATERAL (SELECT u.card_id FROM {cards} u WHERE u.id = r.user_card_id OFFSET 0) u"
+               if connection.vendor == "postgresql" else f"JOIN {cards} u ON u.id = r.user_card_id")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT m.deck_id, COUNT(*) FILTER (WHERE r.state_before = %s), COUNT(*) FILTER (WHERE r.state_before = %s) "
+            f"FROM {ReviewLog._meta.db_table} r {card_of} JOIN {Card.decks.through._meta.db_table} m "
+            f"ON m.card_id = u.card_id AND m.deck_id IN ({', '.join(['%s'] * len(deck_ids))}) "
+            "WHERE r.user_id = %s AND r.reviewed_at >= %s GROUP BY m.deck_id",
+            [CardState.NEW, CardState.REVIEW, *deck_ids, user.pk, connection.ops.adapt_datetimefield_value(start)])
+        return {deck_id: {"new": new, "review": review} for deck_id, new, review in cursor.fetchall()}
 
 
 def deck_limits(chain, *, default: Limits, assigned: dict[int, DeckPreset], done: dict[int, dict]) -> Limits:
