@@ -179,9 +179,10 @@ def card_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now: d
     """Applies one FSRS review; returns (answer, replayed). A known review_id returns the stored answer."""
     try:
         return _apply_review(user=user, card_id=card_id, rating=rating, review_id=review_id, now=now,
-                             duration_ms=duration_ms)
+                             duration_ms=duration_ms), False
     except IntegrityError:
-        # The same review_id was committed by a concurrent request between our check and our insert.
+        # The review_id is taken (review ids are unique): a retry of a committed review, or a concurrent request that
+        # committed it first. The transaction rolled back, so the card is as that review left it; its answer stands.
         stored = _stored_answer(user=user, card_id=card_id, review_id=review_id)
         if stored is None:
             raise
@@ -190,12 +191,8 @@ def card_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now: d
 
 @transaction.atomic
 def _apply_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now: datetime,
-                  duration_ms: int | None) -> tuple[dict, bool]:
+                  duration_ms: int | None) -> dict:
     user_card = user_card_get(user=user, card_id=card_id, lock=True)
-    # Under the card's lock: a retry of a committed review (or one committed while we waited) returns its answer.
-    stored = _stored_answer(user=user, card_id=card_id, review_id=review_id)
-    if stored is not None:
-        return stored, True
     srs = settings_get(user=user)
     before = snapshot(user_card)
     scheduler = scheduler_config(srs, card_preset(user=user, card_id=card_id)).scheduler()  # its deck preset's
@@ -209,7 +206,7 @@ def _apply_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now:
         duration_ms=duration_ms, state_before=before["state"], state_after=user_card.state, before=before,
         after=answer,
     )
-    return answer, False
+    return answer
 
 
 def _apply_memory(user_card: UserCard, memory: scheduling.Memory, *, rating: int, leech_threshold: int) -> None:
