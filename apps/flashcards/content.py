@@ -20,6 +20,7 @@ from django.db import models, transaction
 from django.db.models import Value
 from django.db.models.functions import Concat
 
+from apps.core.cache_keys import body_key, cached_body
 from apps.core.content import LoadContext
 from apps.core.models import Status
 from apps.core.rendering import render_markdown
@@ -87,9 +88,15 @@ def hidden_deck_slugs() -> set[str]:
     return hidden | {deck_slug_for_chapter(chapter) for chapter in chapters}
 
 
-def visible_decks() -> models.QuerySet[Deck]:
-    """Every deck but those hidden_deck_slugs() names, in one query (the hidden slugs as subqueries, not a round trip
-    each): the deck tree and deck list read it on every request."""
+def visible_decks() -> list[Deck]:
+    """Every deck but those hidden_deck_slugs() names, in (order, slug) order. The deck tree and deck list read it on
+    every request, so it is kept per content version (decks, parts and chapters are watched content: any change to
+    them retires it); the instances are shared, never mutate one."""
+    return cached_body(body_key("visible-decks"), lambda: list(_visible_decks_query()))
+
+
+def _visible_decks_query() -> models.QuerySet[Deck]:
+    """One query: the hidden slugs as subqueries, not a round trip each."""
     def slugs(queryset, prefix: str):
         return queryset.annotate(deck_slug=Concat(Value(prefix), "slug", output_field=models.CharField())).values(
             "deck_slug")

@@ -139,3 +139,10 @@ def test_visible_decks_in_one_query_hide_what_the_hidden_slugs_hide(studied, con
     assert {"part-serving", "chapter-c2", "chapter-c9"}.isdisjoint(deck.slug for deck in expected)
     with django_assert_num_queries(1):
         assert list(visible_decks()) == expected
+    with django_assert_num_queries(0):  # kept per content version
+        assert list(visible_decks()) == expected
+    added = Deck.objects.create(slug="topic-new", title="New", kind="topic", order=3000)  # a deck is content
+    assert added in visible_decks()
+    content["parts"][1].status = Status.PUBLISHED
+    content["parts"][1].save()
+    assert "part-serving" in {deck.slug for deck in visible_decks()}
