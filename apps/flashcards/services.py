@@ -10,6 +10,7 @@ import uuid
 from datetime import datetime
 
 from django.db import IntegrityError, connection, transaction
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.dateparse import parse_datetime
 
@@ -189,17 +190,43 @@ def card_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now: d
         return stored, True
 
 
+USER_CARD_ROW = Columns(UserCard, tuple(field.name for field in UserCard._meta.concrete_fields))
+SCHEDULE_COLUMNS = tuple(UserCard._meta.get_field(name) for name in SNAPSHOT_FIELDS)
+
+
+def _locked_card(*, user, card_id: int) -> UserCard:
+    """``user_card_get(lock=True)`` as one plain statement (every review runs it): the learner's card, its row locked
+    until the transaction ends where the database locks rows, or 404 as there."""
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {USER_CARD_ROW.select('u')} FROM {UserCard._meta.db_table} u "
+                       f"WHERE u.user_id = %s AND u.card_id = %s{lock}", [user.pk, card_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Http404(f"No {UserCard._meta.object_name} matches the given query.")
+    return USER_CARD_ROW.build(row, connection)
+
+
+def _save_schedule(user_card: UserCard) -> None:
+    """``user_card.save(update_fields=SNAPSHOT_FIELDS)`` as one plain statement, each value prepared by its field as
+    the ORM prepares it (no signal handler listens to these rows; the deck counts are kept by the database)."""
+    assignments = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in SCHEDULE_COLUMNS)
+    values = [field.get_db_prep_save(getattr(user_card, field.attname), connection) for field in SCHEDULE_COLUMNS]
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {UserCard._meta.db_table} SET {assignments} WHERE id = %s", [*values, user_card.pk])
+
+
 @transaction.atomic
 def _apply_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now: datetime,
                   duration_ms: int | None) -> dict:
-    user_card = user_card_get(user=user, card_id=card_id, lock=True)
+    user_card = _locked_card(user=user, card_id=card_id)
     srs = settings_get(user=user)
     before = snapshot(user_card)
     scheduler = scheduler_config(srs, card_preset(user=user, card_id=card_id)).scheduler()  # its deck preset's
     memory = scheduling.review(memory_of(user_card), rating=rating, now=now, scheduler=scheduler,
                                card_id=card_id, duration_ms=duration_ms)
     _apply_memory(user_card, memory, rating=rating, leech_threshold=srs.leech_threshold)
-    user_card.save(update_fields=SNAPSHOT_FIELDS)
+    _save_schedule(user_card)
     answer = {"review_id": str(review_id), **card_state_body(user_card)}
     ReviewLog.objects.create(
         review_id=review_id, user=user, user_card=user_card, rating=rating, reviewed_at=memory.last_review,
