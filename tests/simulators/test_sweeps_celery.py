@@ -128,9 +128,13 @@ def test_a_two_stage_sweep_simulates_its_candidates_on_two_workers(learner_clien
     assert data["recommendation"]["index"] == data["pareto"][0]["index"]
 
 
-def test_cancel_stops_the_remaining_chunks(learner_client, workers):
+def test_cancel_stops_the_remaining_chunks(learner_client, workers, settings):
+    # Small chunks (about 4 of the 60 points each): with the default two-second chunks this grid is three chunks, and
+    # on a fast machine the last one could finish between the first progress seen and the cancel.
+    settings.SWEEP_CHUNK_TARGET_S = 0.2
     r = learner_client.post(URL, body(200, list(range(2, 32)), "exhaustive"), format="json")
     job_id = r.json()["id"]
+    assert SweepJob.objects.get(id=job_id).total_chunks >= 10
     wait_for(learner_client, job_id, lambda d: d["done_points"] > 0)
     assert learner_client.post(f"{URL}{job_id}/cancel/").json()["status"] == "cancelled"
     time.sleep(2.0)
