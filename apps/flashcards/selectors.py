@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from django.db import connection, connections
@@ -479,9 +480,9 @@ def card_search(*, user, filters: dict, now: datetime) -> QuerySet:
     ``q`` matches a substring of the front or back (case-insensitive; on PostgreSQL a trigram index on each side
     finds them); ``deck`` and ``tag`` (a question topic) test deck membership; ``anki_deck`` keeps the learner's own
     cards imported from that Anki deck or one of its subdecks (as Anki's deck:"A::B" search: "A::B" and
-    "A::B::C", not "A::Bx"; the name as written, case included); ``due_before`` / ``due_after`` are
-    days in the learner's calendar (due before that day starts, due after it ends). The default order (due, then
-    card) is read from the ``usercard_browse_due`` index, so a page need not sort every match.
+    "A::B::C", not "A::Bx"; the name as written, case included; ``*`` is Anki's wildcard); ``due_before`` /
+    ``due_after`` are days in the learner's calendar (due before that day starts, due after it ends). The default
+    order (due, then card) is read from the ``usercard_browse_due`` index, so a page need not sort every match.
     """
     queryset = UserCard.objects.filter(user=user)
     if filters.get("q"):
@@ -526,8 +527,15 @@ def card_search(*, user, filters: dict, now: datetime) -> QuerySet:
 
 
 def _in_anki_deck(name: str) -> Q:
-    """The deck itself or any deck below it ("A::B" holds "A::B::C"); LIKE's wildcards in a name are escaped."""
-    return Q(anki_deck=name) | Q(anki_deck__startswith=f"{name}::")
+    """The deck itself or any deck below it ("A::B" holds "A::B::C"); LIKE's wildcards in a name are escaped.
+
+    ``*`` is Anki's wildcard (deck:"A*"): any run of characters, "::" included, and as in Anki the pattern matches a
+    whole name or the part of one before a "::" (its subdecks). Every other character stands for itself (escaped
+    for the regular expression, which PostgreSQL and Python's ``re`` read alike here)."""
+    if "*" not in name:
+        return Q(anki_deck=name) | Q(anki_deck__startswith=f"{name}::")
+    glob = ".*".join(re.escape(part) for part in name.split("*"))
+    return Q(anki_deck__regex=rf"(?s)\A{glob}(?:::.*)?\Z") & ~Q(anki_deck="")
 
 
 def anki_decks(*, user) -> list[dict]:

@@ -111,7 +111,7 @@ class BrowseQuerySerializer(serializers.Serializer):
     anki_deck = serializers.CharField(
         required=False, allow_blank=True, max_length=ANKI_DECK_MAX_CHARS,
         help_text="Your cards imported from this Anki deck or its subdecks (full name, levels joined by '::'; "
-                  "'A::B' also finds 'A::B::C')")
+                  "'A::B' also finds 'A::B::C'; '*' is any run of characters, as in Anki: 'Inter*', '*::GPU')")
     state = serializers.MultipleChoiceField(choices=STATE_VALUES, required=False,
                                             help_text="0 new, 1 learning, 2 review, 3 relearning (repeatable)")
     suspended = serializers.BooleanField(required=False, allow_null=True, default=None)

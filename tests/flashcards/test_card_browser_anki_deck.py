@@ -1,8 +1,10 @@
 """Browsing by Anki deck: the learner's cards imported from an Anki deck, or from its subdecks (as Anki's deck:"A::B"
-finds "A::B::C"), equal a direct query; the deck names offered are the learner's own only; a malformed name is a 400
-naming the field."""
+finds "A::B::C"), or from the decks Anki's wildcard finds ("Inter*"), equal a direct query; the deck names offered
+are the learner's own only; a malformed name is a 400 naming the field."""
 
+import glob
 from datetime import timedelta
+from fnmatch import fnmatchcase
 
 import pytest
 from django.utils import timezone
@@ -70,6 +72,60 @@ def test_an_anki_deck_finds_what_a_direct_query_finds(collections, learner_clien
     assert len(direct) == sum(1 for deck in MINE if deck in decks)
 
 
+def _found_by_glob(pattern: str, deck: str) -> bool:
+    """Anki's deck:"pattern": the pattern (only `*` a wildcard) matches the deck's name, or the name of a deck
+    above it."""
+    literal = "*".join(glob.escape(part) for part in pattern.split("*"))
+    levels = deck.split("::")
+    return bool(deck) and any(fnmatchcase("::".join(levels[:depth]), literal) for depth in range(1, len(levels) + 1))
+
+
+@pytest.mark.parametrize("pattern, decks", [
+    ("Inter*", {"Interview", "Interview::Serving", "Interview::Serving::GPU", "Interviewing"}),
+    ("*::GPU", {"Interview::Serving::GPU"}),
+    ("*::Serving", {"Interview::Serving", "Interview::Serving::GPU"}),
+    ("*view", {"Interview", "Interview::Serving", "Interview::Serving::GPU"}),  # not "Interviewing"
+    ("Interview*GPU", {"Interview::Serving::GPU"}),
+    ("*", set(MINE) - {""}),               # every imported card, never one written here
+    ("**", set(MINE) - {""}),
+    ("interview*", set()),                 # the name as written
+    ("100%*", {"100%_done"}),              # % and _ stay plain characters
+    ("100_*", set()),
+    ("*%_*", {"100%_done"}),
+    ("1000*", {"1000x"}),
+    ("Ü*::Déck", {"Ünïcode::Déck"}),
+    ("Inter\\*", set()),                  # a backslash is a backslash
+    ("Secret*", set()),                    # another learner's deck finds none of theirs
+])
+def test_an_anki_deck_wildcard_finds_what_a_direct_query_finds(collections, learner_client, pattern, decks):
+    mine, _ = collections
+    user = learner_client.user
+    note_decks = dict(OwnNote.objects.filter(user=user).values_list("id", "anki_deck"))
+    direct = [card_id for card_id, note_id in UserCard.objects.filter(user=user, card__source_type="own")
+              .order_by("due", "card_id").values_list("card_id", "card__source_id")
+              if _found_by_glob(pattern, note_decks[note_id])]
+    assert _ids(learner_client, anki_deck=pattern) == direct
+    assert {mine[card_id] for card_id in direct} == decks
+    assert len(direct) == sum(1 for deck in MINE if deck in decks)
+
+
+@pytest.mark.parametrize("pattern, decks", [
+    ("C++ (GPU)*", {"C++ (GPU)::[x].y"}),
+    ("*[x].y", {"C++ (GPU)::[x].y"}),
+    ("a.*", {"a.b"}),                      # "." is not any character
+    ("a$*", {"a$b"}),
+    ("*\\d*", {"back\\d"}),
+    ("^*", {"^caret|or"}),
+    ("*|or", {"^caret|or"}),
+])
+def test_an_anki_deck_wildcard_keeps_regex_characters_plain(content, learner_client, quiet_settings, pattern, decks):
+    quiet_settings(learner_client.user)
+    mine = _own_cards(learner_client.user, ["C++ (GPU)::[x].y", "C++ GPU", "a.b", "axb", "a$b", "back\\d", "back7",
+                                            "^caret|or", "caret"])
+    found = {mine[card_id] for card_id in _ids(learner_client, anki_deck=pattern)}
+    assert found == decks == {deck for deck in mine.values() if _found_by_glob(pattern, deck)}
+
+
 def test_the_anki_deck_combines_with_the_other_filters(collections, learner_client):
     mine, _ = collections
     interview = [card_id for card_id, deck in mine.items() if deck == "Interview"]
@@ -100,7 +156,8 @@ def test_a_deck_whose_card_left_the_collection_is_not_offered(collections, learn
 
 
 @pytest.mark.parametrize("name", ["Interview::", "::Interview", "Interview::::GPU", "Interview:: ::GPU",
-                                  "Inter\x01view", "Inter\tview", "x" * 1001, "Inter\x00view"])
+                                  "Inter\x01view", "Inter\tview", "x" * 1001, "Inter\x00view", "*::", "::*",
+                                  "Inter*\nview"])
 def test_a_malformed_anki_deck_is_a_400_naming_the_field(collections, learner_client, name):
     response = learner_client.get(CARDS, {"anki_deck": name})
     assert response.status_code == 400, response.content

@@ -9554,7 +9554,7 @@ export interface operations {
     flashcards_cards_retrieve: {
         parameters: {
             query?: {
-                /** @description Your cards imported from this Anki deck or its subdecks (full name, levels joined by '::'; 'A::B' also finds 'A::B::C') */
+                /** @description Your cards imported from this Anki deck or its subdecks (full name, levels joined by '::'; 'A::B' also finds 'A::B::C'; '*' is any run of characters, as in Anki: 'Inter*', '*::GPU') */
                 anki_deck?: string;
                 buried?: boolean | null;
                 /** @description A deck slug (subtree) */
