@@ -212,6 +212,89 @@ def drop_triggers(schema_editor) -> None:
             schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
 
 
+# --- each learner's card carries its card's decks (PostgreSQL) -----------------------------------------------------
+# The per-request counts group the learner's due cards by deck. Looking up each due card's memberships costs an
+# index probe per card (5,000 due cards of a 50,000-card collection: 10 ms); with the deck ids on the learner's card
+# row, in the indexes the counts read, they cost nothing more. The column ``deck_ids`` (sorted, PostgreSQL only; the
+# ORM does not know it, so no save() can write a stale copy back) is kept by the database: a row trigger fills it
+# when a card enters a collection (or a row's card changes), a statement trigger on the membership table refreshes
+# the rows of every learner holding a card whose decks changed. That trigger is named to fire before the counts'
+# (triggers on one table fire in name order): it locks the learners' cards before their count rows, the order a
+# review takes them in, so the two wait for each other instead of deadlocking. The two indexes the counts read
+# (``usercard_learning_due``, ``usercard_state_due_id``) are rebuilt with the same keys and names, carrying the
+# columns the counts need, so the counts read no table row. Migration 0013 installs all of it.
+
+CARRIED_DECKS = ("ARRAY(SELECT m.deck_id FROM flashcards_card_decks m WHERE m.card_id = {card} "
+                 "ORDER BY m.deck_id)")
+# index name → (key, carried columns, condition) as the model declares them, plus what the counts read
+CARRYING_INDEXES = {
+    "usercard_state_due_id": ("user_id, state, due, id", "card_id, suspended, buried_until, deck_ids", ""),
+    "usercard_learning_due": ("user_id, due, id", "card_id, state, buried_until, deck_ids",
+                              " WHERE state IN (1, 3) AND NOT suspended"),
+}
+
+
+def _carry_sql() -> list[str]:
+    statements = [
+        "ALTER TABLE flashcards_usercard ADD COLUMN deck_ids bigint[] NOT NULL DEFAULT '{}'",
+        "CREATE OR REPLACE FUNCTION flashcards_usercard_carry() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+        f"BEGIN\n  NEW.deck_ids := {CARRIED_DECKS.format(card='NEW.card_id')};\n  RETURN NEW;\nEND $$",
+        "CREATE TRIGGER flashcards_usercard_carry BEFORE INSERT OR UPDATE OF card_id ON flashcards_usercard "
+        "FOR EACH ROW EXECUTE FUNCTION flashcards_usercard_carry()",
+    ]
+    refresh = ("UPDATE flashcards_usercard u SET deck_ids = " + CARRIED_DECKS.format(card="u.card_id") +
+               " WHERE u.card_id IN ({changed})")
+    changed = {"INSERT": ("REFERENCING NEW TABLE AS new_rows", "SELECT card_id FROM new_rows"),
+               "DELETE": ("REFERENCING OLD TABLE AS old_rows", "SELECT card_id FROM old_rows"),
+               "UPDATE": ("REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows",
+                          "SELECT card_id FROM old_rows UNION SELECT card_id FROM new_rows")}
+    for event, (referencing, cards) in changed.items():
+        name = f"flashcards_card_decks_carry_{event.lower()}"
+        statements += [f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+                       f"BEGIN\n  {refresh.format(changed=cards)};\n  RETURN NULL;\nEND $$",
+                       f"CREATE TRIGGER {name} AFTER {event} ON flashcards_card_decks {referencing} "
+                       f"FOR EACH STATEMENT EXECUTE FUNCTION {name}()"]
+    for name, (key, carried, condition) in CARRYING_INDEXES.items():
+        statements += [f"DROP INDEX {name}",
+                       f"CREATE INDEX {name} ON flashcards_usercard ({key}) INCLUDE ({carried}){condition}"]
+    return statements
+
+
+def install_carried_decks(schema_editor) -> None:
+    if schema_editor.connection.vendor == "postgresql":
+        for sql in _carry_sql():
+            schema_editor.execute(sql)
+        schema_editor.execute(carry_statement()[0])
+
+
+def drop_carried_decks(schema_editor) -> None:
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    for event in ("insert", "delete", "update"):
+        schema_editor.execute(f"DROP TRIGGER IF EXISTS flashcards_card_decks_carry_{event} ON flashcards_card_decks")
+        schema_editor.execute(f"DROP FUNCTION IF EXISTS flashcards_card_decks_carry_{event}()")
+    schema_editor.execute("DROP TRIGGER IF EXISTS flashcards_usercard_carry ON flashcards_usercard")
+    schema_editor.execute("DROP FUNCTION IF EXISTS flashcards_usercard_carry()")
+    for name, (key, _, condition) in CARRYING_INDEXES.items():
+        schema_editor.execute(f"DROP INDEX {name}")
+        schema_editor.execute(f"CREATE INDEX {name} ON flashcards_usercard ({key}){condition}")
+    schema_editor.execute("ALTER TABLE flashcards_usercard DROP COLUMN deck_ids")
+
+
+def carry_statement(*, user_id: int | None = None) -> tuple[str, list]:
+    """(SQL, params) that set every card's carried decks (one learner's, or everyone's) from the memberships."""
+    decks = CARRIED_DECKS.format(card="u.card_id")
+    where, params = (" AND u.user_id = %s", [user_id]) if user_id is not None else ("", [])
+    return f"UPDATE flashcards_usercard u SET deck_ids = {decks} WHERE u.deck_ids <> {decks}{where}", params
+
+
+def carried_decks(*, user) -> dict[int, list[int]]:
+    """card id → the deck ids carried on the learner's card row (PostgreSQL), for comparisons with the memberships."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT card_id, deck_ids FROM flashcards_usercard WHERE user_id = %s", [user.pk])
+        return dict(cursor.fetchall())
+
+
 # --- recounting from scratch -------------------------------------------------------------------------------------
 
 
@@ -232,8 +315,12 @@ def recount_statements(*, user_id: int | None = None) -> list[tuple[str, list]]:
 
 def recount(*, user=None) -> None:
     """Rebuilds the stored counts (one learner's, or everything) from the cards: after a TRUNCATE, or to check them."""
+    user_id = None if user is None else user.pk
+    statements = recount_statements(user_id=user_id)
+    if connection.vendor == "postgresql":
+        statements.append(carry_statement(user_id=user_id))
     with transaction.atomic(), connection.cursor() as cursor:
-        for sql, params in recount_statements(user_id=None if user is None else user.pk):
+        for sql, params in statements:
             cursor.execute(sql, params)
 
 
@@ -266,12 +353,20 @@ def request_counts(*, user, now: datetime, end: datetime) -> tuple[dict, dict, d
     adapt = connection.ops.adapt_datetimefield_value
     at, day_end = adapt(now), adapt(end)
     buried = "(d.buried_until IS NOT NULL AND d.buried_until > %s)"
-    columns = "card_id, state, buried_until"
-    # Each due card's decks, read from the membership table's (card, deck) index one card at a time: PostgreSQL
-    # would otherwise hash all 150,000 memberships to join 5,000 cards (OFFSET 0 keeps the subquery a nested loop).
-    decks_of = ("CROSS JOIN LATERAL (SELECT m.deck_id FROM flashcards_card_decks m WHERE m.card_id = k.card_id "
-                "OFFSET 0) m" if connection.vendor == "postgresql" else
-                "JOIN flashcards_card_decks m ON m.card_id = k.card_id")
+    # Each due card's decks: on PostgreSQL those its row carries (read from the index with the row's other columns),
+    # the cards first summed per deck set (a chapter's cards share one: a few dozen sets for thousands of cards),
+    # each set's sums then added to each of its decks; elsewhere each card's memberships from their table.
+    carried = connection.vendor == "postgresql"
+    columns = "card_id, state, buried_until" + (", deck_ids" if carried else "")
+    sums = ("learning", "review", "new_out", "live_learning", "live_review", "live_buried_new")
+    if carried:
+        grouped = (f"SELECT deck_ids, {', '.join(f'SUM({name}) AS {name}' for name in sums)} FROM counted "
+                   "GROUP BY deck_ids")
+        decks_of = "CROSS JOIN unnest(g.deck_ids) AS m(deck_id)"
+    else:
+        grouped = f"SELECT card_id, {', '.join(sums)} FROM counted"
+        decks_of = "JOIN flashcards_card_decks m ON m.card_id = g.card_id"
+    totals = ", ".join(f"SUM(g.{name})" for name in sums)
     sql = f"""
         WITH due AS (
             SELECT {columns} FROM flashcards_usercard
@@ -282,23 +377,22 @@ def request_counts(*, user, now: datetime, end: datetime) -> tuple[dict, dict, d
              WHERE user_id = %s AND state = 0 AND suspended = %s AND due >= %s
             UNION ALL SELECT {columns} FROM flashcards_usercard
              WHERE user_id = %s AND state = 0 AND suspended = %s AND due < %s AND buried_until > %s
-        ), counted AS (
-            SELECT d.card_id,
-                   CASE WHEN d.card_id IN (SELECT id FROM flashcards_card WHERE retired = %s) THEN 1 ELSE 0 END
-                       AS retired,
+        ), flagged AS (
+            SELECT d.*,
+                   CASE WHEN d.card_id IN (SELECT id FROM flashcards_card WHERE retired = %s) THEN 0 ELSE 1 END AS live,
                    CASE WHEN d.state IN (1, 3) AND NOT {buried} THEN 1 ELSE 0 END AS learning,
                    CASE WHEN d.state = 2 AND NOT {buried} THEN 1 ELSE 0 END AS review,
                    CASE WHEN d.state = 0 THEN 1 ELSE 0 END AS new_out,
                    CASE WHEN d.state = 0 AND {buried} THEN 1 ELSE 0 END AS buried_new
               FROM due d
-        )
-        SELECT 1, m.deck_id, SUM(k.learning), SUM(k.review), SUM(k.new_out),
-               SUM(k.learning * (1 - k.retired)), SUM(k.review * (1 - k.retired)), SUM(k.buried_new * (1 - k.retired))
-          FROM counted k {decks_of} GROUP BY m.deck_id
+        ), counted AS (
+            SELECT f.*, f.learning * f.live AS live_learning, f.review * f.live AS live_review,
+                   f.buried_new * f.live AS live_buried_new
+              FROM flagged f
+        ), grouped AS ({grouped})
+        SELECT 1, m.deck_id, {totals} FROM grouped g {decks_of} GROUP BY m.deck_id
         UNION ALL
-        SELECT 1, NULL, SUM(k.learning), SUM(k.review), SUM(k.new_out),
-               SUM(k.learning * (1 - k.retired)), SUM(k.review * (1 - k.retired)), SUM(k.buried_new * (1 - k.retired))
-          FROM counted k
+        SELECT 1, NULL, {totals} FROM grouped g
         UNION ALL
         SELECT 2, deck_id, cards, live, new_cards, live_new_cards, 0, 0 FROM {USER_DECK_COUNT} WHERE user_id = %s
         UNION ALL

@@ -6,11 +6,12 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.db.models import Count, Q
 from django.utils import timezone
 
 from apps.flashcards import selectors
-from apps.flashcards.deck_counts import recount, stored_counts
+from apps.flashcards.deck_counts import carried_decks, recount, stored_counts
 from apps.flashcards.models import Card, CardState, Deck, DeckCardCount, UserCard, UserDeckCount
 from apps.flashcards.own_cards import own_card_create, own_card_delete, own_card_update
 from apps.flashcards.services import (
@@ -37,6 +38,15 @@ def _direct_stored(user) -> dict:
     if whole["cards"]:
         rows[None] = whole
     return {deck: row for deck, row in rows.items() if any(row.values())}
+
+
+def _direct_decks(user) -> dict:
+    """card id → its sorted deck ids, from the membership table with the ORM, for each card of the collection."""
+    decks = {card_id: [] for card_id in UserCard.objects.filter(user=user).values_list("card_id", flat=True)}
+    for card_id, deck_id in (Card.decks.through.objects.filter(card_id__in=list(decks))
+                             .order_by("card_id", "deck_id").values_list("card_id", "deck_id")):
+        decks[card_id].append(deck_id)
+    return decks
 
 
 def _direct_totals() -> dict:
@@ -70,6 +80,8 @@ def check(user, now=None) -> None:
     """Stored counts equal a recount; each tree node equals its due queue; the deck list equals a direct query."""
     now = now or timezone.now()
     assert stored_counts(user=user) == _direct_stored(user)
+    if connection.vendor == "postgresql":  # each card's row carries its card's decks
+        assert carried_decks(user=user) == _direct_decks(user)
     assert _stored_totals() == _direct_totals()
     nodes = tree_nodes(selectors.deck_tree(user=user, now=now))
     assert nodes, "the tree has decks"
@@ -204,6 +216,9 @@ def test_recount_rebuilds_what_was_lost(learner):
     expected = stored_counts(user=learner)
     UserDeckCount.objects.filter(user=learner).delete()
     DeckCardCount.objects.all().delete()
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("UPDATE flashcards_usercard SET deck_ids = '{}'")
     recount()
     assert stored_counts(user=learner) == expected
     check(learner)
