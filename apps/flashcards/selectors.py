@@ -6,7 +6,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from django.db import connection, connections
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Case, Count, F, OuterRef, Q, QuerySet, Subquery, TextField, Value, When
 from django.shortcuts import get_object_or_404
 
 from apps.core.models import Status
@@ -554,6 +554,15 @@ def anki_decks(*, user) -> list[dict]:
     return [{"name": name, "cards": cards[name]} for name in sorted(cards, key=lambda n: (n.split("::"), n))]
 
 
+def _with_anki_deck(queryset: QuerySet, *, user) -> QuerySet:
+    """Each card with ``anki_deck``: the Anki deck the learner's own card was imported from, read in the same query;
+    empty for any other card (and for an own card written here)."""
+    note_deck = OwnNote.objects.filter(pk=OuterRef("card__source_id"), user=user).values("anki_deck")[:1]
+    return queryset.annotate(anki_deck=Case(
+        When(card__source_type=SourceType.OWN, card__owner=user, then=Subquery(note_deck)), default=Value(""),
+        output_field=TextField()))
+
+
 def browse_row(user_card: UserCard, *, now: datetime) -> dict:
     card = user_card.card
     return {
@@ -565,6 +574,7 @@ def browse_row(user_card: UserCard, *, now: datetime) -> dict:
         "suspended": user_card.suspended, "leech": user_card.leech, "retired": card.retired,
         "buried": user_card.buried_until is not None and user_card.buried_until > now,
         "flag": user_card.flag, "own": card.owner_id is not None,
+        "anki_deck": getattr(user_card, "anki_deck", None) or "",
     }
 
 
@@ -572,7 +582,7 @@ def card_browse(*, user, filters: dict, page: int, page_size: int, now: datetime
     queryset = card_search(user=user, filters=filters, now=now)
     total = queryset.count()
     offset = (page - 1) * page_size
-    rows = queryset.select_related("card").only(*BROWSE_FIELDS)[offset:offset + page_size]
+    rows = _with_anki_deck(queryset.select_related("card").only(*BROWSE_FIELDS), user=user)[offset:offset + page_size]
     return {"count": total, "page": page, "page_size": page_size,
             "results": [browse_row(user_card, now=now) for user_card in rows]}
 
@@ -580,7 +590,8 @@ def card_browse(*, user, filters: dict, page: int, page_size: int, now: datetime
 def card_detail(*, user, card_id: int, now: datetime) -> dict:
     """One card of the learner's: its text, where it comes from, its state and every review with the FSRS memory
     (stability, difficulty) it left behind, oldest first."""
-    user_card = get_object_or_404(UserCard.objects.select_related("card"), user=user, card_id=card_id)
+    user_card = get_object_or_404(_with_anki_deck(UserCard.objects.select_related("card"), user=user), user=user,
+                                  card_id=card_id)
     srs = settings_get(user=user)
     scheduler = scheduler_config(srs).scheduler(fuzzing=False)
     history = []

@@ -451,6 +451,8 @@ class BrowseRowSerializer(serializers.Serializer):
     buried = serializers.BooleanField()
     flag = serializers.IntegerField(help_text="0 none, 1-7 Anki's flag colours")
     own = serializers.BooleanField(help_text="A card you wrote")
+    anki_deck = serializers.CharField(allow_blank=True, help_text="Your own card's Anki deck, full name, when you "
+                                                                  "imported it (empty for any other card)")
 
 
 class BrowsePageSerializer(serializers.Serializer):

@@ -126,6 +126,21 @@ def test_an_anki_deck_wildcard_keeps_regex_characters_plain(content, learner_cli
     assert found == decks == {deck for deck in mine.values() if _found_by_glob(pattern, deck)}
 
 
+def test_each_row_and_the_detail_show_the_anki_deck_of_the_learners_own_card_only(collections, learner_client,
+                                                                                 django_assert_max_num_queries):
+    mine, _ = collections
+    with django_assert_max_num_queries(6):  # the deck is read in the page's query, not once per row
+        rows = learner_client.get(CARDS, {"page_size": 500}).json()["results"]
+    shown = {row["card_id"]: row["anki_deck"] for row in rows}
+    content = {row["card_id"] for row in rows if row["source_type"] != "own"}
+    assert content and len(shown) == len(content) + len(MINE)
+    assert shown == {**{card_id: "" for card_id in content}, **mine}
+    for card_id, deck in [*mine.items(), (min(content), "")]:
+        detail = learner_client.get(f"/api/v1/flashcards/{card_id}/")
+        assert detail.status_code == 200, detail.content
+        assert detail.json()["anki_deck"] == deck
+
+
 def test_the_anki_deck_combines_with_the_other_filters(collections, learner_client):
     mine, _ = collections
     interview = [card_id for card_id, deck in mine.items() if deck == "Interview"]

@@ -1,6 +1,7 @@
 """Moving from Anki: a learner uploads their own package (written by the official anki library) in the settings,
 finds its cards with their history in the card browser, browses them by their Anki deck (a deck with its subdecks,
-as Anki's deck: search), and a second upload of the same file adds nothing."""
+as Anki's deck: search) and sees each card's Anki deck on its row and in its details, on a phone too, and a second
+upload of the same file adds nothing."""
 
 import re
 
@@ -13,7 +14,7 @@ from tests.journeys.conftest import shot, sign_up
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_import_an_anki_package_and_browse_its_cards(site, desktop, tmp_path):
+def test_import_an_anki_package_and_browse_its_cards(site, desktop, open_page, tmp_path):
     from apps.accounts.services import register_user
     from apps.flashcards.models import OwnNote, ReviewLog, UserCard
     from apps.flashcards.own_cards import own_card_create
@@ -62,7 +63,46 @@ def test_import_an_anki_package_and_browse_its_cards(site, desktop, tmp_path):
     page.get_by_role("button", name="Search", exact=True).click()
     expect(page.get_by_test_id("browse-count")).to_contain_text("1 card ")
     expect(page.get_by_test_id("browse-table").locator("tbody tr")).to_have_text([re.compile("TTFT\\?")])
+    expect(page.get_by_test_id("row-anki-deck")).to_have_text(["Interview::Serving::GPU"])
+    fresh = UserCard.objects.get(user__username="ankifan", card__front__startswith="TTFT")
+    page.get_by_role("button", name=f"Details of card {fresh.card_id}").click()
+    expect(page.get_by_test_id("detail-anki-deck")).to_have_text("Anki deck: Interview::Serving::GPU")
+    page.get_by_role("button", name="Close details").click()
     anki_deck.select_option("Interview")  # the deck and its subdecks
     page.get_by_role("button", name="Search", exact=True).click()
     expect(page.get_by_test_id("browse-count")).to_contain_text("4 cards")
+    expect(page.get_by_test_id("row-anki-deck")).to_have_count(4)
+    assert sorted(page.get_by_test_id("row-anki-deck").all_inner_texts()) == [
+        "Interview", "Interview", "Interview", "Interview::Serving::GPU"]
     shot(page, "flashcards-browse-by-anki-deck")
+
+    # On a phone: the deck name wraps inside its cell, so the row is no wider with it than without it (the table
+    # scrolls sideways inside its own box, as it did before), and nothing runs past the screen's edge.
+    phone, _ = open_page("phone", "anki-deck-on-a-phone")
+    phone.goto(f"{site.url}/login")
+    phone.get_by_label("Username").fill("ankifan")
+    phone.get_by_label("Password").fill("correct-horse-battery-9")
+    phone.get_by_role("button", name="Log in").click()
+    phone.get_by_test_id("signed-in-as").wait_for()
+    phone.goto(f"{site.url}/flashcards/browse")
+    phone.get_by_label("Text").fill("TTFT")
+    phone.get_by_role("button", name="Search", exact=True).click()
+    row = phone.get_by_test_id(f"browse-row-{fresh.card_id}")
+    expect(row.get_by_test_id("row-anki-deck")).to_have_text("Interview::Serving::GPU")
+    fits = row.evaluate("""row => {
+        const label = row.querySelector("[data-testid=row-anki-deck]"), cell = label.parentElement;
+        const box = label.getBoundingClientRect(), inside = cell.getBoundingClientRect();
+        const withDeck = row.getBoundingClientRect().width;
+        label.style.display = "none";
+        const withoutDeck = row.getBoundingClientRect().width;
+        label.style.display = "";
+        return {withDeck, withoutDeck, left: box.left - inside.left, right: inside.right - box.right,
+                lines: Math.round(box.height / parseFloat(getComputedStyle(label).lineHeight)),
+                page: document.documentElement.scrollWidth};
+    }""")
+    assert fits["withDeck"] <= fits["withoutDeck"] + 0.5 and fits["left"] >= 0 and fits["right"] >= 0, fits
+    assert fits["lines"] >= 2 and fits["page"] <= 390 + 1, fits  # wrapped, where one line would widen the row
+    phone.get_by_role("button", name=f"Details of card {fresh.card_id}").click()
+    expect(phone.get_by_test_id("detail-anki-deck")).to_have_text("Anki deck: Interview::Serving::GPU")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390 + 1
+    shot(phone, "flashcards-anki-deck-phone")

@@ -1883,6 +1883,8 @@ export interface components {
             flag: number;
             /** @description A card you wrote */
             own: boolean;
+            /** @description Your own card's Anki deck, full name, when you imported it (empty for any other card) */
+            anki_deck: string;
         };
         BulkInputRequest: {
             card_ids: number[];
@@ -2085,6 +2087,8 @@ export interface components {
             flag: number;
             /** @description A card you wrote */
             own: boolean;
+            /** @description Your own card's Anki deck, full name, when you imported it (empty for any other card) */
+            anki_deck: string;
             front_html: string;
             back_html: string;
             decks: components["schemas"]["CardDeckRef"][];

@@ -6,7 +6,7 @@ import { FLAGS } from "./flags";
 interface Row {
   card_id: number; source_type: string; front: string; back: string; state: number; state_name: string; due: string;
   last_review: string | null; reps: number; lapses: number; stability: number | null; difficulty: number | null;
-  suspended: boolean; leech: boolean; retired: boolean; buried: boolean; flag: number; own: boolean;
+  suspended: boolean; leech: boolean; retired: boolean; buried: boolean; flag: number; own: boolean; anki_deck: string;
 }
 interface Page { count: number; page: number; page_size: number; results: Row[] }
 interface HistoryEntry {
@@ -54,6 +54,7 @@ function CardDetailPanel({ cardId, onClose }: { cardId: number; onClose: () => v
       <div dangerouslySetInnerHTML={{ __html: detail.front_html }} />
       <p className="muted">{detail.state_name} · {detail.reps} reviews · {detail.lapses} lapses · decks: {detail.decks.map((d) => d.title).join(", ")}
         {detail.flag > 0 && ` · ${FLAGS[detail.flag]} flag`}</p>
+      {detail.anki_deck && <p className="anki-deck" data-testid="detail-anki-deck">Anki deck: {detail.anki_deck}</p>}
       {detail.note && <p className="card-note" data-testid="detail-note"><strong>Your note:</strong> {detail.note}</p>}
       <p>{detail.links.map((link) => <a key={link.path} href={link.path}>{link.kind === "chapter" ? `Chapter: ${link.title}` : `Open ${link.title.toLowerCase()}`} </a>)}</p>
       <h4>Memory over time (stability, days)</h4>
@@ -188,7 +189,8 @@ export default function Browse() {
                 {data.results.map((row) => (
                   <tr key={row.card_id} data-testid={`browse-row-${row.card_id}`} className={row.suspended ? "muted" : ""}>
                     <td><input type="checkbox" aria-label={`Select card ${row.card_id}`} checked={selected.has(row.card_id)} onChange={() => toggle(row.card_id)} /></td>
-                    <td className="browse-front">{row.flag > 0 && <span className={`badge flag-badge flag-${row.flag}`}>{FLAGS[row.flag]}</span>}{row.own && <span className="flag-badge">yours</span>} {row.front}</td>
+                    <td className="browse-front">{row.flag > 0 && <span className={`badge flag-badge flag-${row.flag}`}>{FLAGS[row.flag]}</span>}{row.own && <span className="flag-badge">yours</span>} {row.front}
+                      {row.anki_deck && <span className="anki-deck" data-testid="row-anki-deck" title="Anki deck">{row.anki_deck}</span>}</td>
                     <td>{row.state_name}{row.suspended ? " · suspended" : ""}{row.buried ? " · buried" : ""}</td>
                     <td>{new Date(row.due).toLocaleDateString()}</td><td>{row.lapses}</td>
                     <td>{row.difficulty?.toFixed(1) ?? "—"}</td>
