@@ -111,6 +111,12 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
 else:
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 3
+    # Planner settings for each session. The data a request reads is in memory (or on SSD), where an index probe
+    # costs about what a sequential page does (PostgreSQL's default random_page_cost of 4 assumes spinning disks
+    # and picks hash joins over whole tables for a 1,000-card deck), and on a few cores serving many requests a
+    # parallel query only takes cores from the other requests. Measured in benchmarks/README.md ("Planner settings").
+    DATABASES["default"]["OPTIONS"]["options"] = os.environ.get(
+        "DB_SESSION_OPTIONS", "-c random_page_cost=1.1 -c max_parallel_workers_per_gather=0")
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # The same backend with a health check that skips its round trip while the socket is quiet.
         DATABASES["default"]["ENGINE"] = "apps.core.postgresql"
