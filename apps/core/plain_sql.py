@@ -11,10 +11,13 @@ from django.db import models
 class Columns:
     """Some of a model's fields, selected by a plain statement and built into (deferred-field) instances."""
 
-    def __init__(self, model: type[models.Model], names: tuple[str, ...]):
+    def __init__(self, model: type[models.Model], names: tuple[str, ...] | None = None):
+        """``names``: the fields to select (None: every concrete field), kept in the model's order as ``from_db``
+        needs them."""
         order = {field.attname: index for index, field in enumerate(model._meta.concrete_fields)}
         self.model = model
-        self.fields = sorted((model._meta.get_field(name) for name in names), key=lambda field: order[field.attname])
+        chosen = model._meta.concrete_fields if names is None else (model._meta.get_field(name) for name in names)
+        self.fields = sorted(chosen, key=lambda field: order[field.attname])
         self.attnames = [field.attname for field in self.fields]
         self._converters: dict[str, list[tuple[int, object, list]]] = {}  # per database alias
 
@@ -28,15 +31,25 @@ class Columns:
         """An instance from a row's values (in ``select``'s order)."""
         converters = self._converters.get(connection.alias)
         if converters is None:
-            converters = self._converters[connection.alias] = [
-                (index, column, found) for index, column, found in (
-                    (index, column, connection.ops.get_db_converters(column) + column.get_db_converters(connection))
-                    for index, column in ((index, field.get_col(self.model._meta.db_table))
-                                          for index, field in enumerate(self.fields)))
-                if found]
+            converters = self._converters[connection.alias] = self._converters_for(connection)
         if converters:
             values = list(values)
             for index, column, functions in converters:
                 for convert in functions:
                     values[index] = convert(values[index], column, connection)
         return self.model.from_db(connection.alias, self.attnames, values)
+
+    def _converters_for(self, connection) -> list[tuple[int, object, list]]:
+        """(index, column, converter functions) of each field that has any, as the ORM's compiler finds them."""
+        found = []
+        for index, field in enumerate(self.fields):
+            column = field.get_col(self.model._meta.db_table)
+            functions = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+            if functions:
+                found.append((index, column, functions))
+        return found
+
+
+def placeholders(values) -> str:
+    """``%s, %s, …``: one parameter per value, for an ``IN (…)`` list."""
+    return ", ".join(["%s"] * len(values))

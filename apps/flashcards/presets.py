@@ -19,6 +19,7 @@ from django.db import IntegrityError, connection, transaction
 from django.shortcuts import get_object_or_404
 
 from apps.core.exceptions import InvalidInput
+from apps.core.plain_sql import placeholders
 from apps.flashcards import scheduling
 from apps.flashcards.content import hidden_deck_slugs
 from apps.flashcards.models import (
@@ -170,7 +171,7 @@ def done_today_by_deck(*, user, start, deck_ids) -> dict[int, dict[str, int]]:
         cursor.execute(
             "SELECT m.deck_id, COUNT(*) FILTER (WHERE r.state_before = %s), COUNT(*) FILTER (WHERE r.state_before = %s) "
             f"FROM {ReviewLog._meta.db_table} r {card_of} JOIN {Card.decks.through._meta.db_table} m "
-            f"ON m.card_id = u.card_id AND m.deck_id IN ({', '.join(['%s'] * len(deck_ids))}) "
+            f"ON m.card_id = u.card_id AND m.deck_id IN ({placeholders(deck_ids)}) "
             "WHERE r.user_id = %s AND r.reviewed_at >= %s GROUP BY m.deck_id",
             [CardState.NEW, CardState.REVIEW, *deck_ids, user.pk, connection.ops.adapt_datetimefield_value(start)])
         return {deck_id: {"new": new, "review": review} for deck_id, new, review in cursor.fetchall()}
