@@ -6,7 +6,11 @@ moving from Anki keeps their history.
   collection is ``collection.anki21b``, zstd-compressed, in the newer schema (notetypes, decks, fields in tables of
   their own; notes, cards and revlog keep their columns), next to a stub ``collection.anki2`` that only asks to
   update Anki. Older packages (``meta`` version 1 or 2, or no ``meta``): ``collection.anki21``, or
-  ``collection.anki2`` from older Anki. A version newer than 3 is refused with a message. Media are not imported.
+  ``collection.anki2`` from older Anki. A version newer than 3 is refused with a message.
+- Media: the images the added cards show (``<img src="name.png">``) become the learner's card images, through the
+  upload's checks, size limit and quota, and the cards show them by their path (apps.flashcards.anki_media: the
+  package's media layouts, bounds). A file refused there (a sound, not an image, too large, over the quota) leaves
+  its card's text as it is and is reported in the result's ``media``; the import goes on.
 - Bounds: the body (MAX_BYTES), the collection once unzipped and decompressed (MAX_COLLECTION_BYTES: read from the
   zip's own sizes, and enforced while reading: both the zip member and the zstd stream are read in chunks and
   reading stops one byte past the limit, so a zip or zstd bomb is refused without being unpacked whole), cards and
@@ -21,7 +25,8 @@ moving from Anki keeps their history.
   The package's deck names come from the ``decks`` table (newer schema: levels separated by \\x1f) or the ``col``
   row's JSON (older schema).
 - Idempotent: a card already imported (same Anki card id) is skipped, reviews have ids derived from the learner
-  and Anki's review id, so importing the same package again changes nothing.
+  and Anki's review id, and only the added cards' images are read (the same bytes are one image), so importing the
+  same package again changes nothing.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from django.db import transaction
 
 from apps.core.exceptions import InvalidInput
 from apps.flashcards import own_cards
+from apps.flashcards.anki_media import link_images, media_import, protobuf_fields
 from apps.flashcards.models import Card, CardState, Deck, OwnNote, ReviewLog, SourceType, SrsSettings, UserCard
 from apps.flashcards.services import day_clock, settings_get
 
@@ -65,39 +71,14 @@ def _too_large() -> InvalidInput:
     return _invalid(f"The collection is too large once unpacked (at most {MAX_COLLECTION_BYTES // 2**20} MB).")
 
 
-def _varint(data: bytes, position: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if position >= len(data) or shift > 63:
-            raise ValueError("truncated varint")
-        byte = data[position]
-        value |= (byte & 0x7F) << shift
-        position, shift = position + 1, shift + 7
-        if not byte & 0x80:
-            return value, position
-
-
 def package_version(meta: bytes) -> int:
     """The version in the package's ``meta`` file: Anki's PackageMetadata protobuf, field 1 (a varint); other
     fields are skipped, as a protobuf reader does."""
-    position, version = 0, 0
+    version = 0
     try:
-        while position < len(meta):
-            key, position = _varint(meta, position)
-            field, wire = key >> 3, key & 7
-            if wire == 0:
-                value, position = _varint(meta, position)
-                if field == 1:
-                    version = value
-            elif wire == 2:
-                length, position = _varint(meta, position)
-                position += length
-            elif wire in (1, 5):
-                position += 8 if wire == 1 else 4
-            else:
-                raise ValueError("unknown wire type")
-        if position > len(meta):
-            raise ValueError("truncated field")
+        for number, value in protobuf_fields(meta):
+            if number == 1 and isinstance(value, int):
+                version = value
     except ValueError:
         raise _invalid("Not an Anki package: its meta file is unreadable.") from None
     return version
@@ -113,8 +94,9 @@ def _read_bounded(stream) -> bytes:
     return bytes(raw)
 
 
-def _collection_bytes(package: zipfile.ZipFile, names: set[str]) -> bytes:
-    """The collection's SQLite file from the package, unzipped and (new format) zstd-decompressed, bounded."""
+def _collection_bytes(package: zipfile.ZipFile, names: set[str]) -> tuple[bytes, bool]:
+    """The collection's SQLite file from the package, unzipped and (new format) zstd-decompressed, bounded; and
+    whether the package is in the new format (zstd-compressed, media listed in protobuf)."""
     version = 0
     if "meta" in names:
         if package.getinfo("meta").file_size > 1024:
@@ -133,9 +115,9 @@ def _collection_bytes(package: zipfile.ZipFile, names: set[str]) -> bytes:
     try:
         with package.open(name) as member:  # the zip's stated size is not trusted: reading stops past the limit
             if not compressed:
-                return _read_bounded(member)
+                return _read_bounded(member), compressed
             reader = zstandard.ZstdDecompressor().stream_reader(member, read_across_frames=True)
-            return _read_bounded(reader)
+            return _read_bounded(reader), compressed
     except zstandard.ZstdError:
         raise _invalid("The package's collection is not readable: its zstd compression is broken.") from None
     except (zipfile.BadZipFile, zlib.error, EOFError):
@@ -144,6 +126,11 @@ def _collection_bytes(package: zipfile.ZipFile, names: set[str]) -> bytes:
 
 def open_collection(data: bytes) -> sqlite3.Connection:
     """The package's collection as an in-memory SQLite database, after checking the zip and its sizes."""
+    return open_package(data)[2]
+
+
+def open_package(data: bytes) -> tuple[zipfile.ZipFile, bool, sqlite3.Connection]:
+    """The package's zip, whether it is in the new format, and its collection (as ``open_collection``)."""
     if len(data) > MAX_BYTES:
         raise _invalid(f"Anki package too large (at most {MAX_BYTES // (1024 * 1024)} MB).")
     try:
@@ -151,7 +138,7 @@ def open_collection(data: bytes) -> sqlite3.Connection:
         names = set(package.namelist())
     except (zipfile.BadZipFile, ValueError):
         raise _invalid("Not an Anki package: an .apkg file is a zip archive.") from None
-    raw = _collection_bytes(package, names)
+    raw, compressed = _collection_bytes(package, names)
     if len(raw) < 100 or raw[:16] != b"SQLite format 3\x00":  # 100: SQLite's header; empty would not deserialize
         raise _invalid("The package's collection is not a readable Anki database.")
     if raw[18:20] == b"\x02\x02":
@@ -165,7 +152,7 @@ def open_collection(data: bytes) -> sqlite3.Connection:
         raise _invalid("The package's collection is not a readable Anki database.") from None
     if not {"col", "notes", "cards", "revlog"} <= tables:
         raise _invalid("The package's collection is not an Anki collection (tables missing).")
-    return connection
+    return package, compressed, connection
 
 
 def _cloze_for(text: str, ordinal: int) -> str:
@@ -225,17 +212,18 @@ def _due(anki_type: int, queue: int, due: int, *, created: float, now: datetime)
     return now
 
 
-def import_apkg(*, user, data: bytes, now: datetime) -> dict[str, int]:
-    connection = open_collection(data)
+def import_apkg(*, user, data: bytes, now: datetime) -> dict:
+    package, compressed, connection = open_package(data)
     try:
-        return _import(user=user, connection=connection, now=now)
+        return _import(user=user, connection=connection, package=package, compressed=compressed, now=now)
     except sqlite3.DatabaseError:
         raise _invalid("The package's collection is not a readable Anki database.") from None
     finally:
         connection.close()
 
 
-def _import(*, user, connection: sqlite3.Connection, now: datetime) -> dict[str, int]:
+def _import(*, user, connection: sqlite3.Connection, package: zipfile.ZipFile, compressed: bool,
+            now: datetime) -> dict:
     (created,) = connection.execute("select crt from col").fetchone()
     (card_count,) = connection.execute("select count(*) from cards").fetchone()
     (review_count,) = connection.execute("select count(*) from revlog").fetchone()
@@ -257,14 +245,17 @@ def _import(*, user, connection: sqlite3.Connection, now: datetime) -> dict[str,
         rows = connection.execute("select id, nid, ord, type, queue, "
                                   "case when odid != 0 and odue != 0 then odue else due end, ivl, factor, reps, "
                                   "lapses, flags, data, case when odid != 0 then odid else did end "
-                                  "from cards order by id")
+                                  "from cards order by id").fetchall()
+        added_notes = {row[1] for row in rows if row[0] not in known and row[1] in notes}
+        media = media_import(user=user, package=package, compressed=compressed,
+                             texts=(text for note_id in sorted(added_notes) for text in notes[note_id]))
         for index, row in enumerate(rows):
             card_id, note_id, ordinal = row[:3]
             if card_id in known:
                 continue
             if note_id not in notes:
                 raise _invalid(f"Card {index + 1} (id {card_id}) belongs to no note.")
-            kind, front, back = note_sides(notes[note_id], ordinal)
+            kind, front, back = note_sides([link_images(text, media.paths) for text in notes[note_id]], ordinal)
             deck = decks.get(row[12], "")
             card = Card(source_type=SourceType.OWN, owner=user)
             try:
@@ -272,7 +263,7 @@ def _import(*, user, connection: sqlite3.Connection, now: datetime) -> dict[str,
                     raise InvalidInput("A side is longer than own cards allow.", field="front")
                 own_cards.render(card, kind, front, back)
             except InvalidInput as exc:
-                raise _invalid(f"Card {index + 1} (id {card_id}): {exc.detail}") from None
+                raise _invalid(f"Card {index + 1} (id {card_id}): {exc.message}") from None
             planned.append((row, OwnNote(user=user, kind=kind, front=front, back=back, anki_card_id=card_id,
                                          anki_deck=deck), card))
         OwnNote.objects.bulk_create([note for _, note, _ in planned], batch_size=1000)
@@ -289,7 +280,7 @@ def _import(*, user, connection: sqlite3.Connection, now: datetime) -> dict[str,
         reviews = _reviews(user=user, connection=connection, imported=imported)
     per_deck = Counter(note.anki_deck for _, note, _ in planned)
     return {"cards": len(imported), "reviews": reviews, "skipped": card_count - len(imported),
-            "decks": [{"name": name, "cards": per_deck[name]} for name in sorted(per_deck)]}
+            "decks": [{"name": name, "cards": per_deck[name]} for name in sorted(per_deck)], "media": media.report()}
 
 
 def _user_card(user, card: Card, row: tuple, *, created: float, now: datetime, buried_until: datetime,

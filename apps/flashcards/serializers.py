@@ -551,11 +551,25 @@ class ApkgDeckSerializer(serializers.Serializer):
     cards = serializers.IntegerField(help_text="Cards added from it")
 
 
+class ApkgSkippedFileSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The file's name in the package")
+    reason = serializers.CharField(help_text="Why it was left out")
+
+
+class ApkgMediaSerializer(serializers.Serializer):
+    images = serializers.IntegerField(help_text="Images the added cards show, now among your card images")
+    skipped = serializers.IntegerField(help_text="Files the added cards show or play that were left out (sounds, "
+                                                 "files that are no image we take, too large, over your quota)")
+    skipped_files = ApkgSkippedFileSerializer(many=True, help_text="The first 100 of them, with why")
+
+
 class ApkgImportOutputSerializer(serializers.Serializer):
     cards = serializers.IntegerField(help_text="Cards added")
     reviews = serializers.IntegerField(help_text="Reviews added to their history")
     skipped = serializers.IntegerField(help_text="Cards of the package imported before, left as they are")
     decks = ApkgDeckSerializer(many=True, help_text="The Anki decks of the cards added, by name")
+    media = ApkgMediaSerializer(help_text="The package's media the added cards use; a file left out never stops "
+                                          "the import (its card keeps its text)")
 
 
 class ImportOutputSerializer(serializers.Serializer):

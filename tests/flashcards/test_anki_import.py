@@ -85,7 +85,8 @@ def test_cards_due_dates_and_revlog_arrive(content, learner_client, package):
     assert response.status_code == 200, response.content
     assert response.json() == {"cards": 4, "reviews": package["revlog"], "skipped": 0,
                                "decks": [{"name": "Interview", "cards": 3},
-                                         {"name": "Interview::Serving::GPU", "cards": 1}]}
+                                         {"name": "Interview::Serving::GPU", "cards": 1}],
+                               "media": {"images": 0, "skipped": 0, "skipped_files": []}}
     assert package["revlog"] == 2
 
     review = _mine(user, package["review"])
@@ -115,7 +116,8 @@ def test_a_second_import_of_the_same_package_changes_nothing(content, learner_cl
     before = (list(UserCard.objects.filter(user=user).order_by("id").values()),
               list(ReviewLog.objects.filter(user=user).order_by("id").values()), Card.objects.count())
     response = _post(learner_client, package["bytes"])
-    assert response.json() == {"cards": 0, "reviews": 0, "skipped": 4, "decks": []}
+    assert response.json() == {"cards": 0, "reviews": 0, "skipped": 4, "decks": [],
+                               "media": {"images": 0, "skipped": 0, "skipped_files": []}}
     assert (list(UserCard.objects.filter(user=user).order_by("id").values()),
             list(ReviewLog.objects.filter(user=user).order_by("id").values()), Card.objects.count()) == before
 
@@ -179,6 +181,27 @@ def test_a_card_in_a_filtered_deck_keeps_its_home_deck_and_due_date(content, lea
     mine = _mine(learner_client.user, card_id)
     assert mine.state == CardState.REVIEW
     assert mine.due == datetime.fromtimestamp(crt, tz=UTC) + timedelta(days=home_due)
+
+
+def test_a_side_longer_than_own_cards_allow_is_a_400_naming_the_file(content, learner_client):
+    from apps.flashcards.own_cards import FRONT_MAX_CHARS
+
+    with tempfile.TemporaryDirectory() as folder:
+        col = anki_collection.Collection(str(Path(folder) / "source.anki2"))
+        try:
+            note = col.new_note(col.models.by_name("Basic"))
+            note["Front"], note["Back"] = "x" * (FRONT_MAX_CHARS + 1), "Back"
+            col.add_note(note, col.decks.id("Long"))
+            out = Path(folder) / "long.apkg"
+            col.export_anki_package(out_path=str(out), limit=None, options=anki_collection.ExportAnkiPackageOptions(
+                with_scheduling=True, with_deck_configs=False, with_media=False, legacy=False))
+            body = out.read_bytes()
+        finally:
+            col.close()
+    response = _post(learner_client, body)
+    assert response.status_code == 400, response.content
+    assert "file" in response.json()["fields"] and "longer than own cards allow" in response.json()["detail"]
+    assert not Card.objects.filter(owner=learner_client.user).exists()
 
 
 def _zstd_bomb(unpacked: int) -> bytes:

@@ -1,7 +1,8 @@
 """Moving from Anki: a learner uploads their own package (written by the official anki library) in the settings,
 finds its cards with their history in the card browser, browses them by their Anki deck (a deck with its subdecks,
 as Anki's deck: search) and sees each card's Anki deck on its row and in its details, on a phone too, and a second
-upload of the same file adds nothing."""
+upload of the same file adds nothing; a package's images arrive as the learner's card images, shown on the card,
+and the files left out are listed with why."""
 
 import re
 
@@ -106,3 +107,34 @@ def test_import_an_anki_package_and_browse_its_cards(site, desktop, open_page, t
     expect(phone.get_by_test_id("detail-anki-deck")).to_have_text("Anki deck: Interview::Serving::GPU")
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390 + 1
     shot(phone, "flashcards-anki-deck-phone")
+
+
+def test_an_anki_package_brings_the_images_its_cards_show(site, desktop, tmp_path):
+    from apps.flashcards.models import UserCard
+    from tests.flashcards.test_anki_media import build_media_package
+
+    path = tmp_path / "pictures.apkg"
+    path.write_bytes(build_media_package(legacy=False))
+    page, _ = desktop
+    sign_up(page, site.url, "ankipictures")
+    page.goto(f"{site.url}/flashcards/settings")
+    page.get_by_label("Import from Anki").set_input_files(str(path))
+    expect(page.get_by_test_id("anki-import-status")).to_have_text(
+        "Imported 5 cards and 0 reviews from “pictures.apkg” into Pictures (5). 1 image added to your card images. "
+        "4 media files left out (the cards keep their text):")
+    left_out = page.get_by_test_id("anki-import-left-out").locator("li")
+    expect(left_out).to_have_count(4)
+    expect(left_out.filter(has_text="ping.mp3")).to_contain_text("Not an image")
+    expect(left_out.filter(has_text="big.png")).to_contain_text("larger than 2 MB")
+
+    page.get_by_role("link", name="Browse", exact=True).click()
+    page.get_by_label("Text").fill("A dot")
+    page.get_by_role("button", name="Search", exact=True).click()
+    expect(page.get_by_test_id("browse-count")).to_contain_text("1 card ")
+    card = UserCard.objects.get(user__username="ankipictures", card__front__startswith="A dot")
+    page.get_by_role("button", name=f"Details of card {card.card_id}").click()
+    picture = page.get_by_test_id("card-detail").locator("img")
+    expect(picture).to_have_attribute("src", re.compile(r"^/api/v1/flashcards/images/\d+/$"))
+    page.wait_for_function("img => img.complete && img.naturalWidth === 3", arg=picture.element_handle())
+    expect(page.get_by_test_id("detail-anki-deck")).to_have_text("Anki deck: Pictures")
+    shot(page, "flashcards-anki-import-images")

@@ -1774,6 +1774,22 @@ export interface components {
             skipped: number;
             /** @description The Anki decks of the cards added, by name */
             decks: components["schemas"]["ApkgDeck"][];
+            /** @description The package's media the added cards use; a file left out never stops the import (its card keeps its text) */
+            media: components["schemas"]["ApkgMedia"];
+        };
+        ApkgMedia: {
+            /** @description Images the added cards show, now among your card images */
+            images: number;
+            /** @description Files the added cards show or play that were left out (sounds, files that are no image we take, too large, over your quota) */
+            skipped: number;
+            /** @description The first 100 of them, with why */
+            skipped_files: components["schemas"]["ApkgSkippedFile"][];
+        };
+        ApkgSkippedFile: {
+            /** @description The file's name in the package */
+            name: string;
+            /** @description Why it was left out */
+            reason: string;
         };
         /**
          * @description * `poisson` - poisson

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { Link, NavLink, Route, Routes, useSearchParams } from "react-router-dom";
+import type { components } from "../../generated/api";
 import { api, ApiError } from "../../lib/api";
 import { useAuth } from "../../lib/auth";
 import { ForecastChart, Heatmap, RetentionChart, type DayCount, type Retention } from "./charts";
@@ -501,17 +502,25 @@ function StatsPage() {
   );
 }
 
-/** A learner's own Anki package: its notes become their own cards, with scheduling and review history. */
+type ApkgImportOutput = components["schemas"]["ApkgImportOutput"];
+type ApkgSkippedFile = components["schemas"]["ApkgSkippedFile"];
+
+/** A learner's own Anki package: its notes become their own cards, with scheduling and review history, and the
+ * images they show become their card images (files left out are listed with why). */
 function AnkiImport() {
   const [message, setMessage] = useState("");
+  const [leftOut, setLeftOut] = useState<ApkgSkippedFile[]>([]);
   const [error, setError] = useState("");
   const upload = async (file: File | undefined) => {
     if (!file) return;
-    setMessage("Importing…"); setError("");
+    setMessage("Importing…"); setError(""); setLeftOut([]);
     try {
-      const result = await api<{ cards: number; reviews: number; skipped: number; decks: { name: string; cards: number }[] }>("/flashcards/import/apkg/", { method: "POST", raw: file });
+      const result = await api<ApkgImportOutput>("/flashcards/import/apkg/", { method: "POST", raw: file });
       const decks = result.decks.map((deck) => `${deck.name || "no deck"} (${deck.cards})`).join(", ");
-      setMessage(`Imported ${result.cards} cards and ${result.reviews} reviews from “${file.name}”${decks ? ` into ${decks}` : ""}${result.skipped ? ` (${result.skipped} imported before, left as they are)` : ""}.`);
+      const { images, skipped: filesLeftOut } = result.media;
+      const media = `${images ? ` ${images} image${images === 1 ? "" : "s"} added to your card images.` : ""}${filesLeftOut ? ` ${filesLeftOut} media file${filesLeftOut === 1 ? "" : "s"} left out (the cards keep their text):` : ""}`;
+      setMessage(`Imported ${result.cards} cards and ${result.reviews} reviews from “${file.name}”${decks ? ` into ${decks}` : ""}${result.skipped ? ` (${result.skipped} imported before, left as they are)` : ""}.${media}`);
+      setLeftOut(result.media.skipped_files);
     } catch (e) { setMessage(""); setError(e instanceof ApiError ? e.message : String(e)); }
   };
   return (
@@ -519,6 +528,11 @@ function AnkiImport() {
       <label htmlFor="anki-import">Import from Anki (.apkg, at most 20 MB)</label>
       <input id="anki-import" type="file" accept=".apkg" onChange={(e) => void upload(e.target.files?.[0])} />
       {message && <p role="status" data-testid="anki-import-status">{message}</p>}
+      {leftOut.length > 0 && (
+        <ul data-testid="anki-import-left-out" className="anki-left-out">
+          {leftOut.map((file) => <li key={file.name}><code>{file.name}</code>: {file.reason}</li>)}
+        </ul>
+      )}
       {error && <p role="alert" className="error">{error}</p>}
     </div>
   );
