@@ -53,3 +53,13 @@ class Columns:
 def placeholders(values) -> str:
     """``%s, %s, …``: one parameter per value, for an ``IN (…)`` list."""
     return ", ".join(["%s"] * len(values))
+
+
+def probe_join(connection, table: str, alias: str, condition: str, columns: str = "*") -> str:
+    """A join of ``table`` as ``alias`` on ``condition`` (which refers to the outer row) that finds each outer row's
+    matches through an index, one outer row at a time. On PostgreSQL a LATERAL subquery (OFFSET 0 keeps the planner
+    from flattening it): its planner would otherwise read all of a large table to hash-join a few hundred rows.
+    ``columns`` are those the subquery passes out (PostgreSQL); elsewhere a plain join."""
+    if connection.vendor == "postgresql":
+        return f"CROSS JOIN LATERAL (SELECT {columns} FROM {table} {alias} WHERE {condition} OFFSET 0) {alias}"
+    return f"JOIN {table} {alias} ON {condition}"

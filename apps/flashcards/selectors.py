@@ -10,7 +10,7 @@ from django.db.models import Case, Count, F, OuterRef, Q, QuerySet, Subquery, Te
 from django.shortcuts import get_object_or_404
 
 from apps.core.models import Status
-from apps.core.plain_sql import Columns
+from apps.core.plain_sql import Columns, placeholders, probe_join
 from apps.courses.models import Chapter, Part
 from apps.flashcards import scheduling
 from apps.flashcards.content import CHAPTER_DECK_PREFIX, chapter_slug_of_deck, hidden_deck_slugs, visible_decks
@@ -111,10 +111,6 @@ QUEUE_FIELDS = ("id", "card_id", "state", "step", "stability", "difficulty", "du
                 "card__back", "card__front_html", "card__back_html")
 
 
-def _placeholders(values) -> str:
-    return ", ".join(["%s"] * len(values))
-
-
 def source_links(cards: list[Card]) -> dict[int, list[dict]]:
     """Where each card comes from, as pages of the site: the question or glossary term, then the chapters it is
     linked to (published chapters of published parts, in reading order). Plain statements (one, two when terms are
@@ -127,7 +123,7 @@ def source_links(cards: list[Card]) -> dict[int, list[dict]]:
     with connection.cursor() as cursor:
         terms: dict[int, str] = {}
         if term_ids:
-            cursor.execute(f"SELECT id, slug FROM {Term._meta.db_table} WHERE id IN ({_placeholders(term_ids)})",
+            cursor.execute(f"SELECT id, slug FROM {Term._meta.db_table} WHERE id IN ({placeholders(term_ids)})",
                            term_ids)
             terms = dict(cursor.fetchall())
         for card in cards:
@@ -139,7 +135,7 @@ def source_links(cards: list[Card]) -> dict[int, list[dict]]:
         card_ids = list(links)
         cursor.execute(
             f"SELECT m.card_id, d.slug, d.title FROM {Card.decks.through._meta.db_table} m "
-            f"JOIN {Deck._meta.db_table} d ON d.id = m.deck_id WHERE m.card_id IN ({_placeholders(card_ids)}) "
+            f"JOIN {Deck._meta.db_table} d ON d.id = m.deck_id WHERE m.card_id IN ({placeholders(card_ids)}) "
             f"AND d.kind = %s AND EXISTS (SELECT 1 FROM {Chapter._meta.db_table} c JOIN {Part._meta.db_table} p "
             "ON p.id = c.part_id WHERE c.status = %s AND p.status = %s AND c.slug = SUBSTR(d.slug, %s)) "
             'ORDER BY d."order", d.slug',
@@ -256,7 +252,7 @@ def _queue_cards(ids: list[int]) -> dict[int, UserCard]:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {USER_CARD_COLUMNS.select('u')}, {CARD_COLUMNS.select('c')} "
                        f"FROM {UserCard._meta.db_table} u JOIN {Card._meta.db_table} c ON c.id = u.card_id "
-                       f"WHERE u.id IN ({_placeholders(ids)})", ids)
+                       f"WHERE u.id IN ({placeholders(ids)})", ids)
         rows = cursor.fetchall()
     split = len(USER_CARD_COLUMNS)
     fetched = {}
@@ -280,17 +276,12 @@ def _small_deck_queue(*, user, deck: Deck | None, now: datetime, end: datetime, 
         sql = (f"SELECT u.id, u.state, {due_column} FROM flashcards_usercard u WHERE u.user_id = %s "
                "AND u.suspended = %s AND (u.buried_until IS NULL OR u.buried_until <= %s)")
         params = [user.pk, False, at]
-    elif connection.vendor == "postgresql":  # each membership probes the (user, card) index: no hash over every card
-        sql = ("SELECT u.id, u.state, u.due FROM flashcards_card_decks m CROSS JOIN LATERAL (SELECT x.id, x.state, "
-               "(EXTRACT(EPOCH FROM x.due) * 1000000)::bigint AS due FROM flashcards_usercard x WHERE x.user_id = %s "
-               "AND x.card_id = m.card_id AND x.suspended = %s AND (x.buried_until IS NULL OR x.buried_until <= %s) "
-               "OFFSET 0) u WHERE m.deck_id = %s")
+    else:  # each membership probes the (user, card) index: no hash over every card
+        cards = probe_join(connection, "flashcards_usercard", "u", "u.user_id = %s AND u.card_id = m.card_id AND "
+                           "u.suspended = %s AND (u.buried_until IS NULL OR u.buried_until <= %s)",
+                           columns="u.id, u.state, u.due")
+        sql = f"SELECT u.id, u.state, {due_column} FROM flashcards_card_decks m {cards} WHERE m.deck_id = %s"
         params = [user.pk, False, at, deck.pk]
-    else:
-        sql = ("SELECT u.id, u.state, u.due FROM flashcards_card_decks m JOIN flashcards_usercard u "
-               "ON u.user_id = %s AND u.card_id = m.card_id WHERE m.deck_id = %s AND u.suspended = %s "
-               "AND (u.buried_until IS NULL OR u.buried_until <= %s)")
-        params = [user.pk, deck.pk, False, at]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = [(row_id, state, _microseconds(due)) for row_id, state, due in cursor.fetchall()]
