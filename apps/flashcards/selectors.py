@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -554,11 +555,22 @@ def _with_anki_deck(queryset: QuerySet, *, user) -> QuerySet:
         output_field=TextField()))
 
 
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _row_text(text: str) -> str:
+    """A side as a browser row shows it: text only, as Anki's browser shows a field (an imported card's HTML tags
+    dropped, its entities read; Markdown stays as written), on one line, the first 300 characters."""
+    if "<" in text or "&" in text:
+        text = html.unescape(_TAG.sub(" ", text))
+    return " ".join(text.split())[:300]
+
+
 def browse_row(user_card: UserCard, *, now: datetime) -> dict:
     card = user_card.card
     return {
         "card_id": user_card.card_id, "source_type": card.source_type, "source_id": card.source_id,
-        "front": card.front[:300], "back": card.back[:300], "state": user_card.state,
+        "front": _row_text(card.front), "back": _row_text(card.back), "state": user_card.state,
         "state_name": CardState(user_card.state).label, "due": iso(user_card.due),
         "last_review": iso(user_card.last_review), "added_at": iso(user_card.added_at), "reps": user_card.reps,
         "lapses": user_card.lapses, "stability": user_card.stability, "difficulty": user_card.difficulty,

@@ -123,6 +123,10 @@ def test_the_images_the_cards_show_become_the_learners_served_to_them_alone(cont
     assert stranger.get(path).status_code == 404
     assert body["media"]["images"] == 1
 
+    # The browser's row shows the side's text, as Anki's browser does, not its markup.
+    rows = learner_client.get("/api/v1/flashcards/cards/", {"q": "dot"}).json()["results"]
+    assert sorted(row["front"] for row in rows) == ["A dot:", "The same dot again:"]
+
     # The learner can still edit the card: its image is one of theirs.
     card = _card(user, "A dot")
     edited = learner_client.patch(f"/api/v1/flashcards/own/{card.pk}/", {"back": "Red, edited"}, format="json")
