@@ -159,6 +159,7 @@ class UserCard(models.Model):
             models.Index(fields=["user", "due", "id"], name="usercard_learning_due",
                          condition=models.Q(state__in=[CardState.LEARNING, CardState.RELEARNING], suspended=False)),
             # the card browser's default order (due, then card): a page is a LIMITed walk of this index
+            # (on PostgreSQL it also carries the columns the numeric filters read: migration 0014)
             models.Index(fields=["user", "due", "card"], name="usercard_browse_due"),
             # cards buried until a later time: the deck counts take the buried new cards off the stored counts
             models.Index(fields=["user", "buried_until"], name="usercard_buried",
