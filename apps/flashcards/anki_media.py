@@ -12,7 +12,9 @@ are one image), and the cards show them by their path, /api/v1/flashcards/images
   byte more tells it is too large) and MAX_MEDIA_BYTES in all, every member read in chunks (the zip's and the
   list's stated sizes are not trusted).
 - A file refused (not an image, too large, over the quota or a bound, missing, unreadable) never fails the import:
-  its card keeps its text, the tag as written (shown without the picture), and the file is reported with why.
+  its card keeps its text, the image replaced by "[image left out: name.png]" (so the learner sees what is missing,
+  and the card can be edited: a card showing any image but the learner's own refuses every edit), and the file is
+  reported with why.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ MAX_LIST_BYTES = 4 * 1024 * 1024
 MAX_FILES = 1000
 MAX_REPORTED = 100
 CHUNK_BYTES = 1024 * 1024
+IMG_TAG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
 IMG_SRC = re.compile(r"""(<img\b[^>]*?\bsrc\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
 SOUND = re.compile(r"\[sound:([^\]]+)\]")
 
@@ -206,12 +209,16 @@ def _store(*, user, package: zipfile.ZipFile, compressed: bool, member: str | No
 
 
 def link_images(text: str, paths: dict[str, str]) -> str:
-    """The field with each imported image's ``src`` pointing to the learner's copy; other tags as written."""
-    if not paths:
-        return text
+    """The field with each imported image's ``src`` pointing to the learner's copy, and each image left out (or with
+    no source) replaced by a note naming it, "[image left out: name.png]": a card showing any other image refuses
+    every edit (images.check_card_images), and the learner sees what is missing."""
 
     def link(match: re.Match) -> str:
-        src = next(group for group in match.groups()[1:] if group is not None)
-        return f'{match.group(1)}"{paths[src]}"' if src in paths else match.group(0)
+        found = IMG_SRC.match(match.group(0))
+        src = None if found is None else next(group for group in found.groups()[1:] if group is not None)
+        if src is not None and src in paths:
+            return f'{found.group(1)}"{paths[src]}"' + match.group(0)[found.end():]
+        name = "" if src is None else html.unescape(src)
+        return html.escape(f"[image left out: {name}]" if name else "[image left out]", quote=False)
 
-    return IMG_SRC.sub(link, text)
+    return IMG_TAG.sub(link, text)

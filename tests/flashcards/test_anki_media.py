@@ -142,8 +142,14 @@ def test_files_left_out_are_reported_and_their_cards_keep_their_text(content, le
     assert "Not an image" in reasons["ping.mp3"]
     assert "PNG, JPEG, WebP or GIF" in reasons["notes.txt"]
     assert "Not in the package" in reasons["missing.png"]
-    assert _card(user, "Too big").front_html == "<p>Too big: <img></p>"  # no source but one of the learner's
-    assert "[sound:ping.mp3]" in _card(user, "Spoken").front_html
+    # Each image left out is named where it stood, so the learner sees what is missing and can still edit the card.
+    too_big = _card(user, "Too big")
+    assert too_big.front == "Too big: [image left out: big.png]"
+    assert too_big.front_html == "<p>Too big: [image left out: big.png]</p>"
+    assert _card(user, "Spoken").front_html == "<p>Spoken: [sound:ping.mp3] and [image left out: notes.txt]</p>"
+    assert _card(user, "Gone").front == "Gone: [image left out: missing.png]"
+    edited = learner_client.patch(f"/api/v1/flashcards/own/{too_big.pk}/", {"back": "Left out, edited"}, format="json")
+    assert edited.status_code == 200, edited.content
     assert UserCard.objects.filter(user=user).count() == len(NOTES)
 
 
@@ -166,7 +172,7 @@ def test_over_the_quota_an_image_is_left_out_and_the_cards_still_arrive(content,
     assert body["cards"] == len(NOTES) and body["media"]["images"] == 0
     assert "Your images would take more than" in _reasons(body)["dot.png"]
     assert not CardImage.objects.filter(owner=learner_client.user).exists()
-    assert _card(learner_client.user, "A dot").front_html == "<p>A dot: <img></p>"
+    assert _card(learner_client.user, "A dot").front_html == "<p>A dot: [image left out: dot.png]</p>"
 
 
 def test_past_the_media_bound_an_image_is_left_out(content, learner_client, media_package, monkeypatch):
