@@ -255,7 +255,7 @@ def _import(*, user, connection: sqlite3.Connection, package: zipfile.ZipFile, c
                 continue
             if note_id not in notes:
                 raise _invalid(f"Card {index + 1} (id {card_id}) belongs to no note.")
-            kind, front, back = note_sides([link_images(text, media.paths) for text in notes[note_id]], ordinal)
+            kind, front, back = note_sides([link_images(text, media.links) for text in notes[note_id]], ordinal)
             deck = decks.get(row[12], "")
             card = Card(source_type=SourceType.OWN, owner=user)
             try:

@@ -33,6 +33,7 @@ import zstandard
 
 from apps.core.exceptions import InvalidInput
 from apps.flashcards import images
+from apps.flashcards.models import CardImage
 
 MAX_MEDIA_BYTES = 64 * 1024 * 1024
 MAX_LIST_BYTES = 4 * 1024 * 1024
@@ -54,6 +55,12 @@ class MediaImport:
 
     paths: dict[str, str] = field(default_factory=dict)
     skipped: list[dict[str, str]] = field(default_factory=list)
+    kept: dict[str, str] = field(default_factory=dict)  # sources already showing one of the learner's images
+
+    @property
+    def links(self) -> dict[str, str]:
+        """Each source a card keeps -> the path it shows."""
+        return {**self.kept, **self.paths}
 
     def skip(self, name: str, reason: str) -> None:
         self.skipped.append({"name": name, "reason": reason})
@@ -155,6 +162,8 @@ def media_import(*, user, package: zipfile.ZipFile, compressed: bool, texts: Ite
     texts = list(texts)
     result = MediaImport()
     shown = {src for text in texts for src in _sources(text)}
+    result.kept = _own_paths(user, shown)
+    shown -= set(result.kept)
     played = {name for text in texts for name in SOUND.findall(text)}
     if not shown and not played:
         return result
@@ -179,6 +188,14 @@ def media_import(*, user, package: zipfile.ZipFile, compressed: bool, texts: Ite
             by_name[name] = path
     result.paths = {src: by_name[_file_name(src, members)] for src in shown if _file_name(src, members) in by_name}
     return result
+
+
+def _own_paths(user, sources: set[str]) -> dict[str, str]:
+    """The sources that already show one of the learner's images (a package exported from here), kept as written."""
+    ids = {src: int(found.group(1)) for src in sources if (found := images.IMAGE_SRC.match(src))}
+    owned = set(CardImage.objects.filter(owner=user, pk__in=[pk for pk in ids.values() if pk < 2**63])
+                .values_list("pk", flat=True))
+    return {src: src for src, image_id in ids.items() if image_id in owned}
 
 
 def _store(*, user, package: zipfile.ZipFile, compressed: bool, member: str | None, budget: int,

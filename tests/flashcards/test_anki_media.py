@@ -50,7 +50,7 @@ NOTES = {  # front -> back, each a basic note in the deck "Pictures"
 }
 
 
-def build_media_package(*, legacy: bool) -> bytes:
+def build_media_package(*, legacy: bool, notes: dict | None = None) -> bytes:
     with tempfile.TemporaryDirectory() as folder:
         col = anki_collection.Collection(str(Path(folder) / "media.anki2"))
         try:
@@ -58,7 +58,7 @@ def build_media_package(*, legacy: bool) -> bytes:
                                ("notes.txt", b"plain text, not a picture")]:
                 assert col.media.write_data(name, data) == name
             deck, basic = col.decks.id("Pictures"), col.models.by_name("Basic")
-            for front, back in NOTES.items():
+            for front, back in (NOTES if notes is None else notes).items():
                 note = col.new_note(basic)
                 note["Front"], note["Back"] = front, back
                 col.add_note(note, deck)
@@ -239,3 +239,19 @@ def test_protobuf_fields_read_what_anki_writes():
     (first, second) = [value for _, value in anki_media.protobuf_fields(entries.SerializeToString())]
     assert list(anki_media.protobuf_fields(first)) == [(1, b"a.png"), (2, 300), (3, b"\x01" * 20), (255, 7)]
     assert list(anki_media.protobuf_fields(second)) == [(1, "ü.gif".encode()), (2, 2**31)]
+
+
+def test_an_image_already_the_learners_own_is_kept_as_it_is(content, learner_client, stranger):
+    """A package exported from here shows the learner's images by their path: an image of theirs stays; another
+    learner's is left out like a missing file."""
+    user = learner_client.user
+    mine = images.image_upload(user=user, data=PNG)[0]
+    theirs = images.image_upload(user=stranger.user, data=tiny_png(4, 4))[0]
+    mine_path, their_path = (images.IMAGE_PATH.format(id=image.pk) for image in (mine, theirs))
+    package = build_media_package(legacy=False, notes={f'Mine: <img src="{mine_path}">': "Kept",
+                                                       f'Theirs: <img src="{their_path}">': "Left out"})
+    body = _post(learner_client, package)
+    assert body["cards"] == 2 and body["media"]["images"] == 0
+    assert _card(user, "Mine").front_html == f'<p>Mine: <img src="{mine_path}"></p>'
+    assert _card(user, "Theirs").front_html == f"<p>Theirs: [image left out: {their_path}]</p>"
+    assert list(_reasons(body)) == [their_path]
