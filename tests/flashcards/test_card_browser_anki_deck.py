@@ -61,13 +61,19 @@ def _ids(client, **query) -> list[int]:
     ("Secret::Deck", set()),                # another learner's deck finds none of theirs
 ])
 def test_an_anki_deck_finds_what_a_direct_query_finds(collections, learner_client, name, decks):
+    _check_found(collections, learner_client, name, decks,
+                 keep=lambda deck: deck == name or deck.startswith(f"{name}::"))
+
+
+def _check_found(collections, client, name: str, decks: set, *, keep) -> None:
+    """The browser's cards for ``anki_deck=name`` are, in its order, the learner's own cards whose note's deck
+    ``keep`` accepts (a direct query), and they come from exactly ``decks``."""
     mine, _ = collections
-    user = learner_client.user
+    user = client.user
     note_decks = dict(OwnNote.objects.filter(user=user).values_list("id", "anki_deck"))
     direct = [card_id for card_id, note_id in UserCard.objects.filter(user=user, card__source_type="own")
-              .order_by("due", "card_id").values_list("card_id", "card__source_id")
-              if note_decks[note_id] == name or note_decks[note_id].startswith(f"{name}::")]
-    assert _ids(learner_client, anki_deck=name) == direct
+              .order_by("due", "card_id").values_list("card_id", "card__source_id") if keep(note_decks[note_id])]
+    assert _ids(client, anki_deck=name) == direct
     assert {mine[card_id] for card_id in direct} == decks
     assert len(direct) == sum(1 for deck in MINE if deck in decks)
 
@@ -98,15 +104,7 @@ def _found_by_glob(pattern: str, deck: str) -> bool:
     ("Secret*", set()),                    # another learner's deck finds none of theirs
 ])
 def test_an_anki_deck_wildcard_finds_what_a_direct_query_finds(collections, learner_client, pattern, decks):
-    mine, _ = collections
-    user = learner_client.user
-    note_decks = dict(OwnNote.objects.filter(user=user).values_list("id", "anki_deck"))
-    direct = [card_id for card_id, note_id in UserCard.objects.filter(user=user, card__source_type="own")
-              .order_by("due", "card_id").values_list("card_id", "card__source_id")
-              if _found_by_glob(pattern, note_decks[note_id])]
-    assert _ids(learner_client, anki_deck=pattern) == direct
-    assert {mine[card_id] for card_id in direct} == decks
-    assert len(direct) == sum(1 for deck in MINE if deck in decks)
+    _check_found(collections, learner_client, pattern, decks, keep=lambda deck: _found_by_glob(pattern, deck))
 
 
 @pytest.mark.parametrize("pattern, decks", [
