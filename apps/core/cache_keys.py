@@ -19,7 +19,7 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from django.core.cache import cache
@@ -31,7 +31,7 @@ BODY_TIMEOUT_S = 600
 # Names the shape of what views cache (dicts, rendered JSON): raise it with any change of that shape, so a deploy
 # never reads an entry an older release wrote under the same content version.
 BODY_FORMAT = 3
-LOCAL_ENTRIES = 256  # bodies kept in each process's memory (chapters, terms, list pages): a few MB at most
+LOCAL_ENTRIES = 1024  # bodies kept in each process's memory (chapters, terms, questions, list pages): a few MB at most
 
 _local: OrderedDict[str, tuple[float, Any]] = OrderedDict()
 _local_lock = threading.Lock()
@@ -67,6 +67,24 @@ def body_key(kind: str, *parts: Any, version: int | None = None) -> str:
     return f"body:{BODY_FORMAT}:{kind}:{version}:{digest}"
 
 
+def _local_get(key: str, now: float) -> Any:
+    with _local_lock:
+        hit = _local.get(key)
+        if hit is not None and now - hit[0] < BODY_TIMEOUT_S:
+            _local.move_to_end(key)
+            return hit[1]
+    return None
+
+
+def _local_put(entries: dict[str, Any], now: float) -> None:
+    with _local_lock:
+        for key, body in entries.items():
+            _local[key] = (now, body)
+            _local.move_to_end(key)
+        while len(_local) > LOCAL_ENTRIES:
+            _local.popitem(last=False)
+
+
 def cached_body(key: str, build: Callable[[], Any]) -> Any:
     """The body under ``key``, built (and stored for ``BODY_TIMEOUT_S``) when absent.
 
@@ -75,21 +93,35 @@ def cached_body(key: str, build: Callable[[], Any]) -> Any:
     unpickling of a 20 KB body. Entries are the same objects for every request of the process: never mutate one.
     """
     now = time.monotonic()
-    with _local_lock:
-        hit = _local.get(key)
-        if hit is not None and now - hit[0] < BODY_TIMEOUT_S:
-            _local.move_to_end(key)
-            return hit[1]
+    body = _local_get(key, now)
+    if body is not None:
+        return body
     body = cache.get(key)
     if body is None:
         body = build()
         cache.set(key, body, timeout=BODY_TIMEOUT_S)
-    with _local_lock:
-        _local[key] = (now, body)
-        _local.move_to_end(key)
-        while len(_local) > LOCAL_ENTRIES:
-            _local.popitem(last=False)
+    _local_put({key: body}, now)
     return body
+
+
+def cached_bodies(kind: str, items: Iterable[Hashable], build: Callable[[list], dict]) -> dict:
+    """The bodies of several items of one kind (question ids, say), each under its own key, as ``cached_body``
+    keeps them; those missing from both layers are built together by one call of ``build(items)``, which returns a
+    dict item -> body. An item ``build`` leaves out (no longer published) is left out of the result, and not stored.
+    """
+    now, version = time.monotonic(), content_version()
+    keys = {item: body_key(kind, item, version=version) for item in dict.fromkeys(items)}
+    found = {item: _local_get(key, now) for item, key in keys.items()}
+    absent = [item for item, body in found.items() if body is None]
+    if absent:
+        shared = cache.get_many([keys[item] for item in absent])
+        fetched = {item: shared[keys[item]] for item in absent if keys[item] in shared}
+        built = build([item for item in absent if item not in fetched]) if len(fetched) < len(absent) else {}
+        if built:
+            cache.set_many({keys[item]: body for item, body in built.items()}, timeout=BODY_TIMEOUT_S)
+        found.update(fetched | built)
+        _local_put({keys[item]: body for item, body in (fetched | built).items()}, now)
+    return {item: body for item, body in found.items() if body is not None}
 
 
 def _changed(sender, instance=None, action: str = "post", **_signal) -> None:

@@ -15,13 +15,14 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
 
-from django.db import IntegrityError, transaction
-from django.db.models import Prefetch, QuerySet
+from django.db import transaction
+from django.db.models import Count, Max, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 from rest_framework.exceptions import ValidationError
 
+from apps.core.cache_keys import body_key, cached_bodies, cached_body
 from apps.core.exceptions import Conflict, InvalidInput
 from apps.core.models import Status
 from apps.core.rendering import render_markdown
@@ -125,9 +126,11 @@ def session_token(session: PracticeSession) -> str:
     return salted_hmac(TOKEN_SALT, str(session.id), algorithm="sha256").hexdigest()
 
 
-def practice_session_get(*, session_id, user, token: str | None) -> PracticeSession:
-    """Owner only: a user's own session, or an anonymous one with its token; anything else is a 404."""
-    session = PracticeSession.objects.filter(id=session_id).first()
+def practice_session_get(*, session_id, user, token: str | None, lock: bool = False) -> PracticeSession:
+    """Owner only: a user's own session, or an anonymous one with its token; anything else is a 404. ``lock``
+    (inside a transaction) locks the row for an update."""
+    sessions = PracticeSession.objects.select_for_update() if lock else PracticeSession.objects
+    session = sessions.filter(id=session_id).first()
     if session is None:
         raise Http404
     if session.user_id is not None:
@@ -161,6 +164,13 @@ class Candidate:
 
 
 def _candidate_list(filters: dict, *, with_topics: bool) -> list[Candidate]:
+    """Content alone decides the candidates: kept by content version and filters (the cached list is shared, read
+    it only)."""
+    key = body_key("practice-candidates", sorted(filters.items()), with_topics)
+    return cached_body(key, lambda: _read_candidates(filters, with_topics=with_topics))
+
+
+def _read_candidates(filters: dict, *, with_topics: bool) -> list[Candidate]:
     rows = list(_candidates(filters).values_list("id", "level"))
     topics: dict[int, set[str]] = {}
     if with_topics and rows:
@@ -204,13 +214,16 @@ def practice_session_create(
     else:
         chosen = rng.sample(questions, min(size, len(questions)))
         seconds = seconds_per_question
-    return PracticeSession.objects.create(
+    session = PracticeSession.objects.create(
         user=user if user and user.is_authenticated else None,
         mode=mode,
         filters=filters,
         question_ids=[q.id for q in chosen],
         seconds_per_question=seconds,
     )
+    # A new session has no answers: say so as a prefetch would, so showing it does not ask the database.
+    session._prefetched_objects_cache = {"answers": PracticeAnswer.objects.none()}
+    return session
 
 
 def _published_links():
@@ -220,11 +233,10 @@ def _published_links():
     return Prefetch("chapters", queryset=chapters), Prefetch("glossary_terms", queryset=Term.objects.published().only("id", "slug"))
 
 
-def session_questions(session: PracticeSession) -> list[Question]:
-    """The session's questions that are still published: one unpublished since (and perhaps edited as a draft) is
-    dropped, so a learner never sees draft text."""
-    by_id = Question.objects.published().prefetch_related("topics", *_published_links()).in_bulk(session.question_ids)
-    return [by_id[qid] for qid in session.question_ids if qid in by_id]
+def published_questions(ids: list[int]) -> list[Question]:
+    """Those of ``ids`` still published, with what a learner sees next to each: one unpublished since (and perhaps
+    edited as a draft) is left out, so a learner never sees draft text."""
+    return list(Question.objects.published().filter(pk__in=ids).prefetch_related("topics", *_published_links()))
 
 
 def is_over_time(session: PracticeSession, duration_ms: int | None) -> bool:
@@ -233,26 +245,24 @@ def is_over_time(session: PracticeSession, duration_ms: int | None) -> bool:
     return duration_ms > session.seconds_per_question * 1000
 
 
-def _elapsed_ms(session: PracticeSession, now: datetime) -> int:
-    last = session.answers.order_by("-answered_at").values_list("answered_at", flat=True).first()
-    start = max(filter(None, [session.created_at, last]))
-    return max(0, int((now - start).total_seconds() * 1000))
-
-
 @transaction.atomic
 def practice_answer_create(
-    *, session: PracticeSession, question_id: int, answer: dict | None, self_rating: str | None,
+    *, session_id, user, token: str | None, question_id: int, answer: dict | None, self_rating: str | None,
     duration_ms: int | None, now: datetime,
 ) -> tuple[PracticeAnswer, CheckResult, int]:
     """Records one answer; returns it, its verdict and how many of the session's questions are now answered."""
-    # Lock the session so two concurrent answers to one question cannot both pass the duplicate check.
-    session = PracticeSession.objects.select_for_update().get(pk=session.pk)
+    # The owner's check on the locked row: answers to one session are taken one at a time, so the count below is
+    # every answer there is (a second answer to a question is a 409, not a failed insert), and the last answer sets
+    # finished_at exactly once.
+    session = practice_session_get(session_id=session_id, user=user, token=token, lock=True)
     if question_id not in session.question_ids:
         raise ValidationError({"question": ["This question is not part of the session."]})
     question = Question.objects.published().filter(pk=question_id).first()
     if question is None:
         raise ValidationError({"question": ["This question is no longer published."]})
-    if session.answers.filter(question_id=question_id).exists():
+    so_far = session.answers.aggregate(
+        answered=Count("id"), this_one=Count("id", filter=Q(question_id=question_id)), last=Max("answered_at"))
+    if so_far["this_one"]:
         raise Conflict("This question was already answered in this session.")
     if question.kind == Kind.OPEN:
         if not self_rating:
@@ -265,20 +275,17 @@ def practice_answer_create(
             raise ValidationError({"self_rating": ["Only open questions are self-rated; send an answer instead."]})
         result = question_check(question=question, answer=answer)
         response = answer
-    if duration_ms is None:
-        duration_ms = _elapsed_ms(session, now)
+    if duration_ms is None:  # the time since the session started or its last answer
+        start = max(filter(None, [session.created_at, so_far["last"]]))
+        duration_ms = max(0, int((now - start).total_seconds() * 1000))
     if is_over_time(session, duration_ms) and result.score:
         # Late: the verdict stands, the score does not count in full.
         result = replace(result, score=round(result.score * LATE_SCORE_FACTOR, 4))
-    try:
-        with transaction.atomic():
-            recorded = PracticeAnswer.objects.create(
-                session=session, question=question, response=response, score=result.score, correct=bool(result.correct),
-                self_rating=self_rating or "", duration_ms=duration_ms,
-            )
-    except IntegrityError:
-        raise Conflict("This question was already answered in this session.")
-    answered = session.answers.count()
+    recorded = PracticeAnswer.objects.create(
+        session=session, question=question, response=response, score=result.score, correct=bool(result.correct),
+        self_rating=self_rating or "", duration_ms=duration_ms,
+    )
+    answered = so_far["answered"] + 1
     if answered >= len(session.question_ids) and session.finished_at is None:
         session.finished_at = now
         session.save(update_fields=["finished_at"])
@@ -289,31 +296,42 @@ def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 4) if values else None
 
 
-def _chapter_refs(questions: list[Question]) -> list[dict]:
+def _chapter_refs(facts: list[dict]) -> list[dict]:
     seen: dict[str, dict] = {}
-    for question in questions:
-        for chapter in question.chapters.all():
-            seen.setdefault(chapter.slug, {"slug": chapter.slug, "title": chapter.title, "url": f"/learn/{chapter.slug}"})
+    for fact in facts:
+        for chapter in fact["chapters"]:
+            seen.setdefault(chapter["slug"], chapter)
     return list(seen.values())
+
+
+def _read_question_facts(ids: list[int]) -> dict[int, dict]:
+    chapters = _published_links()[0]
+    questions = Question.objects.filter(pk__in=ids).only("id", "level").prefetch_related("topics", chapters)
+    return {question.id: {
+        "level": question.level,
+        "topics": [topic.slug for topic in question.topics.all()],
+        "chapters": [{"slug": c.slug, "title": c.title, "url": f"/learn/{c.slug}"} for c in question.chapters.all()],
+    } for question in questions}
 
 
 def practice_summary(*, session: PracticeSession) -> dict:
     """Score overall, by topic and by level; weakest topics with the chapters to re-read. Interviews add timing."""
-    chapters = _published_links()[0].queryset
-    # select_related ignores Question's manager, which leaves out the stored search vector: say so here
-    answers = list(session.answers.select_related("question").defer("question__search_vector").prefetch_related(
-        "question__topics", Prefetch("question__chapters", queryset=chapters)))
+    answers = list(session.answers.only("question_id", "score", "correct", "duration_ms"))
+    # What a summary needs of each question (level, topics, published chapters) is content: kept by content version,
+    # for every status, as an answer to a question unpublished since still counts.
+    facts = cached_bodies("practice-question-facts", [a.question_id for a in answers], _read_question_facts)
     by_topic: dict[str, list[PracticeAnswer]] = {}
     for answer in answers:
-        for topic in answer.question.topics.all():
-            by_topic.setdefault(topic.slug, []).append(answer)
+        for topic in facts[answer.question_id]["topics"]:
+            by_topic.setdefault(topic, []).append(answer)
     topics = [
-        {"topic": slug, "answered": len(group), "score": _mean([a.score for a in group]), "chapters": _chapter_refs([a.question for a in group])}
+        {"topic": slug, "answered": len(group), "score": _mean([a.score for a in group]),
+         "chapters": _chapter_refs([facts[a.question_id] for a in group])}
         for slug, group in sorted(by_topic.items())
     ]
     levels = []
     for level in LEVEL_ORDER:
-        group = [a for a in answers if a.question.level == level]
+        group = [a for a in answers if facts[a.question_id]["level"] == level]
         if group:
             levels.append({"level": str(level), "answered": len(group), "correct": sum(a.correct for a in group), "score": _mean([a.score for a in group])})
     # A topic is either weak or strong, never both: the weakest are the lowest-scoring ones below full marks, the

@@ -146,12 +146,12 @@ class PracticeSessionDetailApi(APIView):
 class PracticeAnswerCreateApi(APIView):
     @extend_schema(parameters=[TOKEN_HEADER], request=s.AnswerInputSerializer, responses={201: s.AnswerResultSerializer})
     def post(self, request, session_id) -> Response:
-        session = _session(request, session_id)
         data = s.AnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
         recorded, result, answered = services.practice_answer_create(
-            session=session, question_id=values["question"], answer=values.get("answer"),
+            session_id=session_id, user=request.user, token=request.headers.get("X-Practice-Token"),
+            question_id=values["question"], answer=values.get("answer"),
             self_rating=values.get("self_rating"), duration_ms=values.get("duration_ms"), now=timezone.now(),
         )
         body = {

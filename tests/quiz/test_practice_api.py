@@ -200,3 +200,38 @@ def test_session_endpoints_query_count_is_flat(learner_client, one_of_each, djan
         assert learner_client.get(f"/api/v1/practice/sessions/{session['id']}/").status_code == 200
     with django_assert_max_num_queries(6):
         assert learner_client.get("/api/v1/practice/sessions/").status_code == 200
+
+
+def test_a_session_shows_its_questions_as_last_published(learner_client, author_client, one_of_each, chapters):
+    """Question bodies, candidates and summary facts are cached by content version: an author's edit, a new
+    question, an unpublish or a changed topic are seen by the next request, never a stale copy."""
+    open_question = one_of_each["open"]
+    session = start(learner_client, size=7).json()
+    sid = session["id"]
+    edited = author_client.patch(f"/api/v1/questions/{open_question.id}/", {"prompt": "Edited **prompt**"}, format="json")
+    assert edited.status_code == 200, edited.content
+    shown = {q["id"]: q for q in learner_client.get(f"/api/v1/practice/sessions/{sid}/").json()["questions"]}
+    assert "<strong>prompt</strong>" in shown[open_question.id]["prompt_html"]
+    # A question published after the first session's candidates were read is a candidate for the next one.
+    newcomer = make_question("open", topics=["fresh"], chapters=[chapters["kv"]])
+    assert start(learner_client, size=1, kind=["open"], topic=["fresh"]).json()["questions"][0]["id"] == newcomer.id
+    # Answered, then retagged and unpublished: the summary counts it under its new topic; the session hides it.
+    assert answer(learner_client, sid, {"question": open_question.id, "self_rating": "easy"}).status_code == 201
+    assert learner_client.get(f"/api/v1/practice/sessions/{sid}/summary/").json()["by_topic"][0]["topic"] == "scheduler"
+    retagged = author_client.patch(f"/api/v1/questions/{open_question.id}/", {"topics": ["renamed"], "status": "draft"}, format="json")
+    assert retagged.status_code == 200, retagged.content
+    summary = learner_client.get(f"/api/v1/practice/sessions/{sid}/summary/").json()
+    assert [t["topic"] for t in summary["by_topic"]] == ["renamed"]
+    assert open_question.id not in [q["id"] for q in learner_client.get(f"/api/v1/practice/sessions/{sid}/").json()["questions"]]
+
+
+def test_statements_per_practice_request(learner_client, one_of_each, django_assert_num_queries):
+    """Starting a session reads no content once it is cached: it only inserts (the client is signed in without a
+    token). An answer locks the session, reads the question, then the answers so far in one statement, and inserts."""
+    start(learner_client, size=2, kind=["open", "single_choice"])  # fills the caches
+    with django_assert_num_queries(1):
+        session = start(learner_client, size=2, kind=["open", "single_choice"]).json()
+    open_id = one_of_each["open"].id
+    # savepoint (the test's transaction), locked session, question, answers so far, insert, release
+    with django_assert_num_queries(6):
+        assert answer(learner_client, session["id"], {"question": open_id, "self_rating": "good"}).status_code == 201

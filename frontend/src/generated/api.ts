@@ -5540,12 +5540,11 @@ export interface components {
             readonly id: string;
             mode?: components["schemas"]["ModeEnum"];
             readonly filters: components["schemas"]["SessionFilters"];
-            /** Format: int64 */
-            seconds_per_question?: number | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
             finished_at?: string | null;
+            seconds_per_question?: number | null;
             readonly questions: components["schemas"]["Question"][];
             readonly answers: components["schemas"]["SessionAnswer"][];
         };
@@ -5580,12 +5579,11 @@ export interface components {
             readonly id: string;
             mode?: components["schemas"]["ModeEnum"];
             readonly filters: components["schemas"]["SessionFilters"];
-            /** Format: int64 */
-            seconds_per_question?: number | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
             finished_at?: string | null;
+            seconds_per_question?: number | null;
             readonly questions: components["schemas"]["Question"][];
             readonly answers: components["schemas"]["SessionAnswer"][];
             /** @description Anonymous sessions only, shown once: send it as X-Practice-Token */
