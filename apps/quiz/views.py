@@ -1,6 +1,7 @@
 """Quiz API: the question catalogue and server-side checking, practice/interview sessions, diagnosis, numbers."""
 
 import random
+from dataclasses import asdict
 
 from django.db.models import Count, Prefetch, Q
 from django.shortcuts import get_object_or_404
@@ -155,7 +156,7 @@ class PracticeAnswerCreateApi(APIView):
             self_rating=values.get("self_rating"), duration_ms=values.get("duration_ms"), now=timezone.now(),
         )
         body = {
-            **s.CheckResultSerializer(result).data,
+            **asdict(result),
             "question": recorded.question_id,
             "self_rating": recorded.self_rating,
             "duration_ms": recorded.duration_ms,
