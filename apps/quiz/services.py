@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
 
-from django.db import transaction
-from django.db.models import Count, Max, Prefetch, Q, QuerySet
+from django.db import connection, transaction
+from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
@@ -25,6 +25,7 @@ from rest_framework.exceptions import ValidationError
 from apps.core.cache_keys import body_key, cached_bodies, cached_body
 from apps.core.exceptions import Conflict, InvalidInput
 from apps.core.models import Status
+from apps.core.plain_sql import Columns
 from apps.core.rendering import render_markdown
 from apps.core.validation import clean_or_400, has_nul, link_rows
 from apps.courses.models import Chapter, Level
@@ -126,11 +127,12 @@ def session_token(session: PracticeSession) -> str:
     return salted_hmac(TOKEN_SALT, str(session.id), algorithm="sha256").hexdigest()
 
 
-def practice_session_get(*, session_id, user, token: str | None, lock: bool = False) -> PracticeSession:
-    """Owner only: a user's own session, or an anonymous one with its token; anything else is a 404. ``lock``
-    (inside a transaction) locks the row for an update."""
-    sessions = PracticeSession.objects.select_for_update() if lock else PracticeSession.objects
-    session = sessions.filter(id=session_id).first()
+def practice_session_get(*, session_id, user, token: str | None) -> PracticeSession:
+    """Owner only: a user's own session, or an anonymous one with its token; anything else is a 404."""
+    return _owned(PracticeSession.objects.filter(id=session_id).first(), user=user, token=token)
+
+
+def _owned(session: PracticeSession | None, *, user, token: str | None) -> PracticeSession:
     if session is None:
         raise Http404
     if session.user_id is not None:
@@ -245,24 +247,57 @@ def is_over_time(session: PracticeSession, duration_ms: int | None) -> bool:
     return duration_ms > session.seconds_per_question * 1000
 
 
+# Every answer runs these three reads: plain statements (the ORM's query building cost more CPU than PostgreSQL
+# spent answering them), their values prepared and converted by each field as the ORM does.
+SESSION_ROW = Columns(PracticeSession)
+QUESTION_TO_GRADE = Columns(Question, ("id", "slug", "kind", "answer", "key", "key_version"))
+EARLIER_ANSWER = Columns(PracticeAnswer, ("id", "question", "answered_at"))
+
+
+def _locked_session(session_id) -> PracticeSession | None:
+    """The session's row, locked until the transaction ends where the database locks rows."""
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    key = PracticeSession._meta.pk.get_db_prep_value(session_id, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {SESSION_ROW.select('s')} FROM {PracticeSession._meta.db_table} s "
+                       f"WHERE s.id = %s{lock}", [key])
+        row = cursor.fetchone()
+    return None if row is None else SESSION_ROW.build(row, connection)
+
+
+def _published_question(question_id: int) -> Question | None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {QUESTION_TO_GRADE.select('q')} FROM {Question._meta.db_table} q "
+                       "WHERE q.id = %s AND q.status = %s", [question_id, Status.PUBLISHED.value])
+        row = cursor.fetchone()
+    return None if row is None else QUESTION_TO_GRADE.build(row, connection)
+
+
+def _answers_so_far(session: PracticeSession) -> list[PracticeAnswer]:
+    key = PracticeSession._meta.pk.get_db_prep_value(session.pk, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {EARLIER_ANSWER.select('a')} FROM {PracticeAnswer._meta.db_table} a "
+                       "WHERE a.session_id = %s", [key])
+        return [EARLIER_ANSWER.build(row, connection) for row in cursor.fetchall()]
+
+
 @transaction.atomic
 def practice_answer_create(
     *, session_id, user, token: str | None, question_id: int, answer: dict | None, self_rating: str | None,
     duration_ms: int | None, now: datetime,
 ) -> tuple[PracticeAnswer, CheckResult, int]:
     """Records one answer; returns it, its verdict and how many of the session's questions are now answered."""
-    # The owner's check on the locked row: answers to one session are taken one at a time, so the count below is
-    # every answer there is (a second answer to a question is a 409, not a failed insert), and the last answer sets
-    # finished_at exactly once.
-    session = practice_session_get(session_id=session_id, user=user, token=token, lock=True)
+    # The owner's check on the locked row: answers to one session are taken one at a time, so the answers read below
+    # are every answer there is (a second answer to a question is a 409, not a failed insert), and the last answer
+    # sets finished_at exactly once.
+    session = _owned(_locked_session(session_id), user=user, token=token)
     if question_id not in session.question_ids:
         raise ValidationError({"question": ["This question is not part of the session."]})
-    question = Question.objects.published().filter(pk=question_id).first()
+    question = _published_question(question_id)
     if question is None:
         raise ValidationError({"question": ["This question is no longer published."]})
-    so_far = session.answers.aggregate(
-        answered=Count("id"), this_one=Count("id", filter=Q(question_id=question_id)), last=Max("answered_at"))
-    if so_far["this_one"]:
+    so_far = _answers_so_far(session)
+    if any(earlier.question_id == question_id for earlier in so_far):
         raise Conflict("This question was already answered in this session.")
     if question.kind == Kind.OPEN:
         if not self_rating:
@@ -276,7 +311,7 @@ def practice_answer_create(
         result = question_check(question=question, answer=answer)
         response = answer
     if duration_ms is None:  # the time since the session started or its last answer
-        start = max(filter(None, [session.created_at, so_far["last"]]))
+        start = max([session.created_at, *(earlier.answered_at for earlier in so_far)])
         duration_ms = max(0, int((now - start).total_seconds() * 1000))
     if is_over_time(session, duration_ms) and result.score:
         # Late: the verdict stands, the score does not count in full.
@@ -285,7 +320,7 @@ def practice_answer_create(
         session=session, question=question, response=response, score=result.score, correct=bool(result.correct),
         self_rating=self_rating or "", duration_ms=duration_ms,
     )
-    answered = so_far["answered"] + 1
+    answered = len(so_far) + 1
     if answered >= len(session.question_ids) and session.finished_at is None:
         session.finished_at = now
         session.save(update_fields=["finished_at"])
