@@ -117,6 +117,13 @@ else:
     # parallel query only takes cores from the other requests. Measured in benchmarks/README.md ("Planner settings").
     DATABASES["default"]["OPTIONS"]["options"] = os.environ.get(
         "DB_SESSION_OPTIONS", "-c random_page_cost=1.1 -c max_parallel_workers_per_gather=0")
+    # Prepared statements: parameters travel apart from the statement (server-side binding), and a statement a
+    # connection has run DB_PREPARE_THRESHOLD times is prepared, so PostgreSQL stops planning it on every request.
+    # The token lookup planned in 0.3 ms and ran in 0.05; prepared, it plans in 0.006 (benchmarks/README.md,
+    # "Prepared statements"). "off": Django's default, values bound into the text on the client, nothing prepared.
+    _prepare_threshold = os.environ.get("DB_PREPARE_THRESHOLD", "5")
+    if _prepare_threshold != "off":
+        DATABASES["default"]["OPTIONS"].update(server_side_binding=True, prepare_threshold=int(_prepare_threshold))
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # The same backend with a health check that skips its round trip while the socket is quiet.
         DATABASES["default"]["ENGINE"] = "apps.core.postgresql"
