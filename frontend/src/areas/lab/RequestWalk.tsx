@@ -76,13 +76,15 @@ function Walk({ data, pieces, answer }: { data: SimulatorResults["request-walk"]
   const { models } = useCatalog();
   const layers = models.find((m) => m.slug === data.model.slug)?.num_layers ?? null;
   const reduced = prefersReducedMotion();
-  const [at, setAt] = useState(0);
+  // A fresh result (another batch size, a longer answer, or the answer to a request sent before the last edit) keeps
+  // the learner where they are in the walk, clamped to the new length; only Reset goes back to the start.
+  const [position, setAt] = useState(0);
+  const at = Math.min(position, steps.length);
   const [playing, setPlaying] = useState(false);
-  useEffect(() => { setAt(0); setPlaying(false); }, [data]);
   useEffect(() => {
     if (!playing || reduced) return;
     if (at >= steps.length) { setPlaying(false); return; }
-    const t = window.setTimeout(() => setAt((a) => a + 1), at === 0 ? 700 : 120);
+    const t = window.setTimeout(() => setAt(at + 1), at === 0 ? 700 : 120);
     return () => window.clearTimeout(t);
   }, [playing, at, steps.length, reduced]);
   const current = steps[Math.max(at - 1, 0)];
@@ -92,8 +94,8 @@ function Walk({ data, pieces, answer }: { data: SimulatorResults["request-walk"]
     <div className="lab-walk">
       <div className="lab-walk-controls" role="group" aria-label="Playback">
         {!reduced && <button type="button" onClick={() => { if (at >= steps.length) setAt(0); setPlaying(!playing); }}>{playing ? "Pause" : "Play"}</button>}
-        <button type="button" onClick={() => { setPlaying(false); setAt((a) => Math.max(a - 1, 0)); }}>Step back</button>
-        <button type="button" onClick={() => { setPlaying(false); setAt((a) => Math.min(a + 1, steps.length)); }}>Step</button>
+        <button type="button" onClick={() => { setPlaying(false); setAt(Math.max(at - 1, 0)); }}>Step back</button>
+        <button type="button" onClick={() => { setPlaying(false); setAt(Math.min(at + 1, steps.length)); }}>Step</button>
         <button type="button" onClick={() => { setPlaying(false); setAt(0); }}>Reset</button>
         <span data-testid="walk-position">{at === 0 ? "before prefill" : at === 1 ? "prefill done (first token)" : `decode step ${at - 1} of ${steps.length - 1}`}</span>
       </div>
