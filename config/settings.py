@@ -120,7 +120,8 @@ else:
     # Prepared statements: parameters travel apart from the statement (server-side binding), and a statement a
     # connection has run DB_PREPARE_THRESHOLD times is prepared, so PostgreSQL stops planning it on every request.
     # The token lookup planned in 0.3 ms and ran in 0.05; prepared, it plans in 0.006 (benchmarks/README.md,
-    # "Prepared statements"). "off": Django's default, values bound into the text on the client, nothing prepared.
+    # "Practice sessions, prepared statements, …"). "off": Django's default, values bound into the text on the
+    # client, nothing prepared.
     _prepare_threshold = os.environ.get("DB_PREPARE_THRESHOLD", "5")
     if _prepare_threshold != "off":
         DATABASES["default"]["OPTIONS"].update(server_side_binding=True, prepare_threshold=int(_prepare_threshold))

@@ -119,8 +119,9 @@ def cached_bodies(kind: str, items: Iterable[Hashable], build: Callable[[list], 
         built = build([item for item in absent if item not in fetched]) if len(fetched) < len(absent) else {}
         if built:
             cache.set_many({keys[item]: body for item, body in built.items()}, timeout=BODY_TIMEOUT_S)
-        found.update(fetched | built)
-        _local_put({keys[item]: body for item, body in (fetched | built).items()}, now)
+        arrived = fetched | built
+        found.update(arrived)
+        _local_put({keys[item]: body for item, body in arrived.items()}, now)
     return {item: body for item, body in found.items() if body is not None}
 
 

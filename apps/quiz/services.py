@@ -254,13 +254,17 @@ QUESTION_TO_GRADE = Columns(Question, ("id", "slug", "kind", "answer", "key", "k
 EARLIER_ANSWER = Columns(PracticeAnswer, ("id", "question", "answered_at"))
 
 
+def _session_key(session_id):
+    """The session id as this database stores it (a UUID on PostgreSQL, 32 hex characters on SQLite)."""
+    return PracticeSession._meta.pk.get_db_prep_value(session_id, connection)
+
+
 def _locked_session(session_id) -> PracticeSession | None:
     """The session's row, locked until the transaction ends where the database locks rows."""
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    key = PracticeSession._meta.pk.get_db_prep_value(session_id, connection)
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {SESSION_ROW.select('s')} FROM {PracticeSession._meta.db_table} s "
-                       f"WHERE s.id = %s{lock}", [key])
+                       f"WHERE s.id = %s{lock}", [_session_key(session_id)])
         row = cursor.fetchone()
     return None if row is None else SESSION_ROW.build(row, connection)
 
@@ -274,10 +278,9 @@ def _published_question(question_id: int) -> Question | None:
 
 
 def _answers_so_far(session: PracticeSession) -> list[PracticeAnswer]:
-    key = PracticeSession._meta.pk.get_db_prep_value(session.pk, connection)
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {EARLIER_ANSWER.select('a')} FROM {PracticeAnswer._meta.db_table} a "
-                       "WHERE a.session_id = %s", [key])
+                       "WHERE a.session_id = %s", [_session_key(session.pk)])
         return [EARLIER_ANSWER.build(row, connection) for row in cursor.fetchall()]
 
 
