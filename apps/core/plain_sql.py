@@ -5,6 +5,8 @@ instances are the ones a queryset would give."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from django.db import models
 
 
@@ -63,3 +65,23 @@ def probe_join(connection, table: str, alias: str, condition: str, columns: str 
     if connection.vendor == "postgresql":
         return f"CROSS JOIN LATERAL (SELECT {columns} FROM {table} {alias} WHERE {condition} OFFSET 0) {alias}"
     return f"JOIN {table} {alias} ON {condition}"
+
+
+@contextmanager
+def planned_for_their_values(connection):
+    """Statements run inside are planned for their values each time, never prepared (DB_PREPARE_THRESHOLD). A
+    prepared statement soon runs a generic plan, made without the values, and such a plan cannot use a partial index
+    whose condition a parameter must meet: the due queue's learning section (``state IN (%s, %s)`` against the
+    index on learning cards) then took 2.2 ms instead of 0.5 (benchmarks/README.md, "Prepared statements and the
+    due queue"). A no-op where nothing is prepared (SQLite, or DB_PREPARE_THRESHOLD=off)."""
+    connection.ensure_connection()
+    raw = connection.connection
+    threshold = getattr(raw, "prepare_threshold", None)
+    if threshold is None:
+        yield
+        return
+    raw.prepare_threshold = None  # psycopg: neither prepare nor use what was prepared
+    try:
+        yield
+    finally:
+        raw.prepare_threshold = threshold

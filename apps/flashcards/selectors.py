@@ -11,7 +11,7 @@ from django.db.models import Case, Count, F, OuterRef, Q, QuerySet, Subquery, Te
 from django.shortcuts import get_object_or_404
 
 from apps.core.models import Status
-from apps.core.plain_sql import Columns, placeholders, probe_join
+from apps.core.plain_sql import Columns, placeholders, planned_for_their_values, probe_join
 from apps.courses.models import Chapter, Part
 from apps.flashcards import scheduling
 from apps.flashcards.content import CHAPTER_DECK_PREFIX, chapter_slug_of_deck, hidden_deck_slugs, visible_decks
@@ -330,8 +330,10 @@ def due_queue(*, user, deck_slug: str | None, limit: int, now: datetime) -> dict
         picked, counts, next_due = _small_deck_queue(user=user, deck=whole, now=now, end=end, limit=limit,
                                                      reviews_left=reviews_left, new_left=new_left)
     else:
-        picked, counts, next_due = _sections_queue(_active_cards(user=user, deck=deck, now=now), now=now, end=end,
-                                                   limit=limit, reviews_left=reviews_left, new_left=new_left)
+        with planned_for_their_values(connection):  # each section's scan is a partial index's, or a bounded one
+            picked, counts, next_due = _sections_queue(_active_cards(user=user, deck=deck, now=now), now=now,
+                                                       end=end, limit=limit, reviews_left=reviews_left,
+                                                       new_left=new_left)
     presets = card_presets([user_card.card_id for user_card in picked], assigned=assigned)
     schedulers: dict = {}  # preset id (None: the Default) → (scheduler, interval memo), built once per request
 

@@ -4,6 +4,7 @@ over the whole collection answer: the same cards in the same order, the same cou
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from apps.flashcards import selectors
@@ -94,3 +95,21 @@ def test_the_deck_queue_is_not_empty(mixed):
     body = selectors.due_queue(user=user, deck_slug="chapter-c1", limit=50, now=now)
     assert body["counts"]["learning"] and body["counts"]["review"] and body["counts"]["new"]
     assert body["next_learning_due"] is not None
+
+
+def test_the_section_scans_are_planned_for_their_values(mixed, monkeypatch):
+    """Prepared, a statement soon runs a generic plan made without its values, and such a plan cannot use the partial
+    index of learning cards (its condition names the states a parameter carries): the section scans stay unprepared
+    while the request's other hot statements are prepared."""
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL prepared statements")
+    user, now = mixed
+    monkeypatch.setattr(selectors, "SMALL_DECK", -1)
+    for _ in range(8):  # past DB_PREPARE_THRESHOLD (5)
+        queue = selectors.due_queue(user=user, deck_slug=None, limit=3, now=now)
+    assert [card["state"] for card in queue["cards"]] == [CardState.LEARNING] * 3  # the learning section's scan
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any("flashcards_srssettings" in text for text in prepared)
+    assert not [text for text in prepared if '"flashcards_usercard"."state"' in text]
