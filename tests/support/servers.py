@@ -34,7 +34,8 @@ def free_port() -> int:
 
 
 class Gunicorn:
-    """The WSGI app served by gunicorn on a free port, with throttles raised so a fuzzer is not rate-limited."""
+    """The WSGI app served by gunicorn as production configures it, on a free port, with throttles raised so a fuzzer
+    is not rate-limited."""
 
     def __init__(self, env_extra: dict[str, str] | None = None, workers: int = 2):
         self.port = free_port()
@@ -52,6 +53,7 @@ class Gunicorn:
         self.log = tempfile.NamedTemporaryFile("w+", prefix="gunicorn-", suffix=".log", delete=False)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{self.port}",
+             "-c", "python:apps.core.gunicorn_conf",  # production's hooks and sockets
              "--workers", str(workers), "--threads", "2", "--timeout", "60", "--log-level", "warning"],
             cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
         )
