@@ -239,7 +239,7 @@ async def main(args) -> None:
             rates = [stage_stats(each)["rps"] for each in stages]
             print(f"{name} c={concurrency}: {rates[-1]:.1f} req/s over {stage['seconds']:.0f} s", flush=True)
             out.write_text(json.dumps(results))
-            if not still_rising(rates):
+            if not still_rising(rates, concurrency):
                 break
 
 

@@ -28,9 +28,10 @@ def stage(concurrency: int, **endpoints):
 SAMPLE = {
     "meta": {"note": "hand-made sample"},
     "scenarios": {
-        # 100, 200, 205, 204 req/s: the last two stages gain less than 5 % on 200, so the search stopped there.
-        "ping": [stage(1, ping=endpoint(1000)), stage(2, ping=endpoint(2000)), stage(4, ping=endpoint(2050)),
-                 stage(8, ping=endpoint(2040, slow=30))],
+        # 100, 200, 205, 204 req/s: the last two stages gain less than 5 % on 200, the last at 16 connections
+        # (summarize.PLATEAU_FROM), so the search stopped there.
+        "ping": [stage(2, ping=endpoint(1000)), stage(4, ping=endpoint(2000)), stage(8, ping=endpoint(2050)),
+                 stage(16, ping=endpoint(2040, slow=30))],
         "mix": [
             # 250 + 250 + 100 samples = 60 req/s. The practice endpoint has 100 < 200 samples: its p99 (rank 99)
             # is 150 ms, its p95 (rank 95) is 10 ms, so it is judged on p95 and passes.
@@ -55,14 +56,15 @@ def test_percentile_is_nearest_rank():
     assert summarize.percentile([], 99) == 0.0
 
 
-@pytest.mark.parametrize(("rates", "rising"), [
-    ([100, 200], True),
-    ([100, 200, 205, 204], False),  # two stages in a row under 210 (200 + 5 %)
-    ([100, 200, 205, 230], True),  # 230 >= 1.05 x 205 starts the count again
-    ([100, 200, 150, 300], True),
+@pytest.mark.parametrize(("rates", "concurrency", "rising"), [
+    ([100, 200], 16, True),
+    ([100, 200, 205, 204], 16, False),  # two stages in a row under 210 (200 + 5 %)
+    ([100, 200, 205, 204], 8, True),  # the same, but below PLATEAU_FROM (16) connections: not yet a plateau
+    ([100, 200, 205, 230], 16, True),  # 230 >= 1.05 x 205 starts the count again
+    ([100, 200, 150, 300], 16, True),
 ])
-def test_still_rising(rates, rising):
-    assert summarize.still_rising(rates) is rising
+def test_still_rising(rates, concurrency, rising):
+    assert summarize.still_rising(rates, concurrency) is rising
 
 
 def test_stage_verdicts():
@@ -109,4 +111,4 @@ def test_report_prints_the_verdicts_and_ratios():
     assert "FAIL: due (p99 >= 100 ms)" in text
     assert "FAIL: chapter (429 x1)" in text
     assert "p95* (n=100 < 200)" in text
-    assert "ceiling 205.0 req/s at concurrency 4\n" in text  # the plateau was reached: not a lower bound
+    assert "ceiling 205.0 req/s at concurrency 8\n" in text  # the plateau was reached: not a lower bound
