@@ -31,26 +31,34 @@ export const DTYPES = ["fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4"];
 /** Lab state lives in the query string so every view is a shareable URL. */
 export function useQueryState(defaults: Record<string, string>): [Record<string, string>, (patch: Record<string, string | null>) => void] {
   const [params, setParams] = useSearchParams();
+  const routed = params.toString();
+  // The router commits a navigation in a transition, so the URL lags behind an edit: until it shows the query string
+  // we asked for, the controls show that one (a controlled checkbox would otherwise spring back for a moment, and a
+  // click on it could look ignored), and a second edit builds on it.
+  const [asked, setAsked] = useState<string | null>(null);
+  const shown = asked ?? routed;
   const values = useMemo(() => {
     const out: Record<string, string> = { ...defaults };
-    params.forEach((value, key) => { out[key] = value; });
+    new URLSearchParams(shown).forEach((value, key) => { out[key] = value; });
     return out;
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [params.toString()]);
-  // The router commits a navigation in a transition, so a second edit can arrive before the first reaches `params`:
-  // patches build on the last query string we asked for until the router shows it.
-  const latest = useRef(params.toString());
+  }, [shown]);
+  const latest = useRef(routed);
   const pending = useRef<string | null>(null);
   useEffect(() => {
-    const now = params.toString();
-    if (pending.current === null || pending.current === now) { latest.current = now; pending.current = null; }
-  }, [params]);
+    if (pending.current === null || pending.current === routed) {
+      latest.current = routed;
+      pending.current = null;
+      setAsked(null);
+    }
+  }, [routed]);
   const update = (patch: Record<string, string | null>) => {
     const next = new URLSearchParams(latest.current);
     for (const [key, value] of Object.entries(patch)) {
       if (value === null || value === "") next.delete(key); else next.set(key, value);
     }
     latest.current = pending.current = next.toString();
+    setAsked(pending.current);
     setParams(next, { replace: true });
   };
   return [values, update];
