@@ -78,13 +78,13 @@ function Walk({ data, pieces, answer }: { data: SimulatorResults["request-walk"]
   const reduced = prefersReducedMotion();
   // A fresh result (another batch size, a longer answer, or the answer to a request sent before the last edit) keeps
   // the learner where they are in the walk, clamped to the new length; only Reset goes back to the start.
-  const [position, setAt] = useState(0);
+  const [position, setPosition] = useState(0);
   const at = Math.min(position, steps.length);
   const [playing, setPlaying] = useState(false);
   useEffect(() => {
     if (!playing || reduced) return;
     if (at >= steps.length) { setPlaying(false); return; }
-    const t = window.setTimeout(() => setAt(at + 1), at === 0 ? 700 : 120);
+    const t = window.setTimeout(() => setPosition(at + 1), at === 0 ? 700 : 120);
     return () => window.clearTimeout(t);
   }, [playing, at, steps.length, reduced]);
   const current = steps[Math.max(at - 1, 0)];
@@ -93,10 +93,10 @@ function Walk({ data, pieces, answer }: { data: SimulatorResults["request-walk"]
   return (
     <div className="lab-walk">
       <div className="lab-walk-controls" role="group" aria-label="Playback">
-        {!reduced && <button type="button" onClick={() => { if (at >= steps.length) setAt(0); setPlaying(!playing); }}>{playing ? "Pause" : "Play"}</button>}
-        <button type="button" onClick={() => { setPlaying(false); setAt(Math.max(at - 1, 0)); }}>Step back</button>
-        <button type="button" onClick={() => { setPlaying(false); setAt(Math.min(at + 1, steps.length)); }}>Step</button>
-        <button type="button" onClick={() => { setPlaying(false); setAt(0); }}>Reset</button>
+        {!reduced && <button type="button" onClick={() => { if (at >= steps.length) setPosition(0); setPlaying(!playing); }}>{playing ? "Pause" : "Play"}</button>}
+        <button type="button" onClick={() => { setPlaying(false); setPosition(Math.max(at - 1, 0)); }}>Step back</button>
+        <button type="button" onClick={() => { setPlaying(false); setPosition(Math.min(at + 1, steps.length)); }}>Step</button>
+        <button type="button" onClick={() => { setPlaying(false); setPosition(0); }}>Reset</button>
         <span data-testid="walk-position">{at === 0 ? "before prefill" : at === 1 ? "prefill done (first token)" : `decode step ${at - 1} of ${steps.length - 1}`}</span>
       </div>
       <dl className="lab-stats">

@@ -43,21 +43,17 @@ export function useQueryState(defaults: Record<string, string>): [Record<string,
     return out;
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [shown]);
-  const latest = useRef(routed);
+  // The same, read at once by a second edit of the same event (before a render shows `asked`).
   const pending = useRef<string | null>(null);
   useEffect(() => {
-    if (pending.current === null || pending.current === routed) {
-      latest.current = routed;
-      pending.current = null;
-      setAsked(null);
-    }
+    if (pending.current === routed) { pending.current = null; setAsked(null); }
   }, [routed]);
   const update = (patch: Record<string, string | null>) => {
-    const next = new URLSearchParams(latest.current);
+    const next = new URLSearchParams(pending.current ?? routed);
     for (const [key, value] of Object.entries(patch)) {
       if (value === null || value === "") next.delete(key); else next.set(key, value);
     }
-    latest.current = pending.current = next.toString();
+    pending.current = next.toString();
     setAsked(pending.current);
     setParams(next, { replace: true });
   };
