@@ -46,6 +46,8 @@ def test_watch_your_own_prompt_step_by_step(site, request, viewport):
     ttft = page.locator(".lab-stat", has_text="TTFT").locator("dd").inner_text()
     assert seconds(ttft) == pytest.approx(step["step_seconds"], rel=5e-3)
     shot(page, f"watch-your-prompt-{viewport}")
+    if viewport == "phone":  # the form's selects (long option texts) stay within the phone's width
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
     # A fresh result keeps the learner where they are: a longer answer lengthens the walk, and step 1 stays step 1.
     page.get_by_test_id("walk-samples").select_option("1")  # "Because generating a token needs ..."
     expect(page.get_by_test_id("walk-position")).to_have_text(re.compile(r"^decode step 1 of ([3-9]|\d\d+)$"))
