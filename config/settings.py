@@ -105,8 +105,16 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    # WAL lets the web server read while the worker writes job progress.
-    DATABASES["default"]["OPTIONS"] = {"init_command": "PRAGMA journal_mode=WAL;", "timeout": 20}
+    # The embedded default takes concurrent writers: WAL lets readers go on while one connection writes; a writer
+    # waits up to `timeout` seconds for the lock (SQLite's busy timeout) instead of failing at once; and every
+    # transaction takes the write lock when it begins (IMMEDIATE). With SQLite's default (DEFERRED), a transaction
+    # that read first and then writes cannot wait for the lock (waiting could deadlock), so it failed at once with
+    # "database is locked": 49 of 144 writes of 8 learners answered 503 (tests/core/test_sqlite_concurrent_writers.py).
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+    }
     # A file, not memory, so tests can share the test database with server and worker subprocesses.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
 else:

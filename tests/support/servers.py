@@ -33,6 +33,20 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_for_health(url: str, process: subprocess.Popen, timeout: float = 30) -> None:
+    """Returns once the server at ``url`` answers its health check; raises if ``process`` exits or time runs out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError("the server exited")
+        try:
+            with urllib.request.urlopen(f"{url}/api/v1/health/", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("the server did not answer in time")
+
+
 class Gunicorn:
     """The WSGI app served by gunicorn as production configures it, on a free port, with throttles raised so a fuzzer
     is not rate-limited."""
@@ -60,16 +74,10 @@ class Gunicorn:
         self._wait_until_up()
 
     def _wait_until_up(self, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited: {self.log_tail()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/api/v1/health/", timeout=2):
-                    return
-            except OSError:
-                time.sleep(0.2)
-        raise RuntimeError("gunicorn did not answer in time")
+        try:
+            wait_for_health(self.url, self.process, timeout)
+        except RuntimeError as error:
+            raise RuntimeError(f"{error}: {self.log_tail()}") from None
 
     def log_tail(self, size: int = 3000) -> str:
         self.log.flush()
