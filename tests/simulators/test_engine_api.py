@@ -173,14 +173,15 @@ def test_work_caps_are_counted_over_all_replicas():
     {"max_num_batched_tokens": 16, "max_num_seqs": 4096,
      "workload": {"num_requests": 2000, "arrival_rate_per_s": 1000, "prompt_tokens": 100, "output_tokens": 150}},
 ])
-def test_the_heaviest_legal_requests_answer_within_two_seconds(learner_client, change):
-    import time
-
-    start = time.perf_counter()
+def test_the_heaviest_legal_requests_are_answered_within_the_step_cap(learner_client, change):
+    """Their CPU time is measured in benchmarks/abuse.py (the heaviest accepted request per endpoint); here the work is bounded: an answer, and never more
+    engine steps than a signed-in request may run."""
     r = learner_client.post(ENGINE, heavy(**change), format="json")
-    elapsed = time.perf_counter() - start
     assert r.status_code in (200, 400), r.json()
-    assert elapsed < 3.0  # ~0.5 s on an idle 2-core machine; generous for a busy one
+    if r.status_code == 200:
+        assert 0 < r.json()["steps"] <= SYNC_MAX_STEPS
+    else:
+        assert "workload" in r.json()["fields"]
 
 
 @pytest.mark.parametrize(("change", "steps"), [

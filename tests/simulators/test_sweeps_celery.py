@@ -198,8 +198,6 @@ def test_a_sweep_whose_messages_vanished_is_sent_again(learner_client, workers, 
     time.sleep(1.0)
     assert SweepJob.objects.get(id=job_id).done_points == 0  # nothing is coming
     settings.SWEEP_WATCHDOG_TIMEOUT_S = 2
-    start = time.monotonic()
     data = wait_for(learner_client, job_id, lambda d: d["status"] not in ("queued", "running"), timeout=40)
     assert data["status"] == "succeeded", data["error"]
     assert assert_points_unique(job_id) == data["total_points"] == 8
-    assert time.monotonic() - start < 30
