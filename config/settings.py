@@ -247,9 +247,12 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("THROTTLE_ANON", "3000/hour"),
         "user": os.environ.get("THROTTLE_USER", "20000/hour"),
-        # Sign-in, token and registration attempts per client address; sign-in attempts per account.
+        # Sign-in, token and registration attempts per client address; sign-in attempts per account and address;
+        # per account from addresses it has never signed in from (larger and shorter: a stranger's guesses cannot
+        # hold the owner out for long, and the owner's own addresses are exempt). apps/core/throttling.py.
         "login": os.environ.get("THROTTLE_LOGIN", "10/minute"),
-        "login_account": os.environ.get("THROTTLE_LOGIN_ACCOUNT", "20/hour"),
+        "login_pair": os.environ.get("THROTTLE_LOGIN_PAIR", "10/15m"),
+        "login_account": os.environ.get("THROTTLE_LOGIN_ACCOUNT", "50/15m"),
         "sweeps": os.environ.get("THROTTLE_SWEEPS", "30/hour"),
     },
     "TEST_REQUEST_DEFAULT_FORMAT": "json",

@@ -21,10 +21,11 @@ from apps.accounts.serializers import (
     TokenSerializer,
 )
 from apps.core.errors import error_body
-from apps.core.throttling import LoginAccountThrottle, LoginAddressThrottle
+from apps.core.throttling import LOGIN_THROTTLES, LoginAddressThrottle, remember_sign_in
 
-# Sign-in attempts: limited per client address and per account named. Registration: per address (same budget).
-SIGN_IN_THROTTLES = [LoginAddressThrottle, LoginAccountThrottle]
+# Sign-in attempts: per client address, per account and address, per account from new addresses
+# (apps/core/throttling.py). Registration: per address (the same budget).
+SIGN_IN_THROTTLES = list(LOGIN_THROTTLES)
 
 
 def _enforce_csrf(request) -> None:
@@ -145,6 +146,7 @@ class TokenView(APIView):
         user, error = _authenticate_or_400(request, serializer.validated_data)
         if error:
             return error
+        remember_sign_in(request, user.get_username())
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
 

@@ -6,13 +6,18 @@ client writes itself never change who it is. Rates are read from ``REST_FRAMEWOR
 throttle is made (not frozen at import). Counters live in the default cache, which degrades to a per-process cache
 when Redis is down (apps.core.cache), so a throttle never fails a request.
 
-Sign-in attempts are limited twice: per address (``login``) and per account (``login_account``), so neither
-rotating addresses against one account nor one address against many accounts gets more than its budget.
+Sign-in attempts are limited three times, so guessing is stopped without letting a stranger lock the owner out:
+per address (``login``: one address against many accounts), per account and address (``login_pair``: one address
+against one account, the owner's included), and per account from addresses it has not signed in from
+(``login_account``: rotating addresses against one account). That last budget is larger and shorter, an address
+the account has signed in from before is exempt from it, and such a sign-in clears it: a stranger's failed guesses
+from anywhere never refuse the owner at home.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 
 from django.core.exceptions import ImproperlyConfigured
 from rest_framework import throttling
@@ -37,6 +42,17 @@ class SettingsRateMixin:
     one (the approximation rate limiters at scale use). One pipelined round trip per request; a refused request is
     taken back off the count, as DRF does not record refusals either.
     """
+
+    def parse_rate(self, rate):
+        """DRF's rates plus a count of units: "50/15m" is 50 per 15 minutes."""
+        if rate is None:
+            return (None, None)
+        num, period = rate.split("/")
+        match = re.fullmatch(r"(\d*)([smhd])[a-z]*", period)
+        if match is None:
+            raise ImproperlyConfigured(f"Throttle rate {rate!r} is not N/[count]unit, e.g. 10/minute or 50/15m")
+        count, unit = match.groups()
+        return (int(num), int(count or 1) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[unit])
 
     def get_rate(self):
         try:
@@ -122,20 +138,66 @@ class LoginAddressThrottle(AddressThrottle):
     scope = "login"
 
 
-class LoginAccountThrottle(SettingsRateMixin, throttling.SimpleRateThrottle):
-    """Sign-in attempts naming one account, from anywhere."""
+def _digest(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()[:32]
 
-    scope = "login_account"
+
+KNOWN_ADDRESS_DAYS = 90
+
+
+def _known_key(username: str, address: str) -> str:
+    return f"login-known:{_digest(username)}:{_digest(address)}"
+
+
+def address_is_known(request, username: str) -> bool:
+    """Whether this account has signed in from the request's address in the last ``KNOWN_ADDRESS_DAYS``."""
+    from django.core.cache import cache
+
+    return bool(username) and bool(cache.get(_known_key(username, client_address(request))))
+
+
+def remember_sign_in(request, username: str) -> None:
+    """A successful sign-in: its address becomes known to the account, and the account's budget for addresses it
+    has not signed in from is given back (the owner is in)."""
+    from django.core.cache import cache
+
+    username = username.strip().lower()
+    cache.set(_known_key(username, client_address(request)), 1, KNOWN_ADDRESS_DAYS * 86_400)
+    LoginAccountThrottle().clear(username)
+
+
+class LoginPairThrottle(SettingsRateMixin, throttling.SimpleRateThrottle):
+    """Sign-in attempts naming one account from one address (the owner's own address included)."""
+
+    scope = "login_pair"
 
     def get_cache_key(self, request, view):
         username = login_username(request)
         if not username:
             return None
-        digest = hashlib.sha256(username.encode()).hexdigest()[:32]
-        return self.cache_format % {"scope": self.scope, "ident": digest}
+        return self.cache_format % {"scope": self.scope, "ident": _digest(f"{username} {client_address(request)}")}
 
 
-LOGIN_THROTTLES = (LoginAddressThrottle, LoginAccountThrottle)
+class LoginAccountThrottle(SettingsRateMixin, throttling.SimpleRateThrottle):
+    """Sign-in attempts naming one account from addresses it has never signed in from."""
+
+    scope = "login_account"
+
+    def get_cache_key(self, request, view):
+        username = login_username(request)
+        if not username or address_is_known(request, username):
+            return None
+        return self._key(username)
+
+    def _key(self, username: str) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": _digest(username)}
+
+    def clear(self, username: str) -> None:
+        key, window = self._key(username), int(self.timer() // self.duration)
+        self.cache.delete_many([f"{key}:{window}", f"{key}:{window - 1}"])
+
+
+LOGIN_THROTTLES = (LoginAddressThrottle, LoginPairThrottle, LoginAccountThrottle)
 
 
 def check_login_throttles(request) -> float | None:

@@ -1,5 +1,6 @@
 """Who a client is cannot be chosen by the client: X-Forwarded-For is ignored unless TRUSTED_PROXY_COUNT says our
-own proxies add it, and then only their entries count. Sign-in is limited per address and per account; the admin
+own proxies add it, and then only their entries count. Sign-in is limited per address, per account and address, and per account from addresses it has not signed
+in from; the admin
 sign-in form is limited the same way; registration and anonymous reads keep their limits under header rotation.
 """
 
@@ -102,6 +103,51 @@ def test_login_is_limited_per_account_across_addresses(api_client, make_user, pr
     # Other accounts are unaffected.
     other = {"username": "bystander", "password": RIGHT}
     assert api_client.post("/api/v1/auth/login/", other, format="json", HTTP_X_FORWARDED_FOR=xff(44)).status_code == 200
+
+
+def login(client, username, password, address):
+    return client.post("/api/v1/auth/login/", {"username": username, "password": password}, format="json",
+                       HTTP_X_FORWARDED_FOR=address).status_code
+
+
+def test_a_strangers_25_wrong_passwords_from_anywhere_do_not_lock_the_owner_out(api_client, make_user, proxies):
+    """The defaults: 25 failed guesses from 25 addresses (each within its own address's and pair's budget)."""
+    proxies(1)
+    make_user("owner")
+    home = "198.51.100.20"
+    assert login(api_client, "owner", RIGHT, home) == 200  # the owner has signed in from home before
+    api_client.post("/api/v1/auth/logout/")
+    assert [login(api_client, "owner", WRONG, xff(i)) for i in range(25)] == [400] * 25
+    assert login(api_client, "owner", RIGHT, home) == 200
+    api_client.post("/api/v1/auth/logout/")
+    assert login(api_client, "owner", RIGHT, "198.51.100.21") == 200  # and from a new address (25 < 50)
+
+
+def test_the_owners_known_address_passes_a_spent_account_budget_and_clears_it(api_client, make_user, proxies, rates):
+    proxies(1)
+    rates(login="100/minute", login_account="5/hour")
+    make_user("owner")
+    home = "198.51.100.30"
+    assert login(api_client, "owner", RIGHT, home) == 200
+    api_client.post("/api/v1/auth/logout/")
+    assert [login(api_client, "owner", WRONG, xff(i)) for i in range(5)] == [400] * 5
+    assert login(api_client, "owner", RIGHT, "198.51.100.31") == 429  # a new address: the budget is spent
+    assert login(api_client, "owner", RIGHT, home) == 200  # home is exempt, and signing in gives the budget back
+    api_client.post("/api/v1/auth/logout/")
+    assert login(api_client, "owner", RIGHT, "198.51.100.31") == 200
+
+
+def test_an_attacker_at_one_address_is_stopped_on_one_account(api_client, make_user, proxies, rates):
+    """Even from the owner's own address (a shared network), guesses at one account stop at the pair's budget."""
+    proxies(1)
+    rates(login="100/minute", login_pair="10/15m")
+    make_user("owner")
+    home = "198.51.100.40"
+    assert login(api_client, "owner", RIGHT, home) == 200
+    api_client.post("/api/v1/auth/logout/")
+    assert [login(api_client, "owner", WRONG, home) for _ in range(9)] == [400] * 9
+    assert login(api_client, "owner", WRONG, home) == 429
+    assert login(api_client, "owner", RIGHT, "198.51.100.41") == 200  # the owner elsewhere is not held
 
 
 def test_login_is_limited_per_address_across_accounts(api_client, make_user):
