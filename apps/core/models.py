@@ -28,6 +28,20 @@ class PublishedQuerySet(models.QuerySet):
         return self.exclude(status=Status.ARCHIVED)
 
 
+class ChapterLinkedQuerySet(PublishedQuerySet):
+    """Content that belongs to chapters (questions, terms): published means its own status is published and, when
+    it belongs to any chapter, at least one of them is readable (published, in a published part). A question
+    whose chapters are all drafts, or in a draft part, is hidden with them from every list, search, practice
+    filter and deck that reads ``published()``."""
+
+    def published(self):
+        field = self.model._meta.get_field("chapters")
+        links = field.remote_field.through.objects.filter(**{field.m2m_field_name(): models.OuterRef("pk")})
+        chapter = field.m2m_reverse_field_name()
+        readable = links.filter(**{f"{chapter}__status": Status.PUBLISHED, f"{chapter}__part__status": Status.PUBLISHED})
+        return super().published().filter(~models.Exists(links) | models.Exists(readable))
+
+
 class ContentModel(models.Model):
     """Fields every piece of authored content shares."""
 

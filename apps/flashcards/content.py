@@ -182,10 +182,11 @@ def restore_user_cards(cards) -> None:
 
 
 def sync_card(source_type: str, obj, *, card: Card | None = None, decks: dict[str, Deck] | None = None) -> Card:
-    """Creates or updates the card of one source object; writes only what changed."""
+    """Creates or updates the card of one source object; writes only what changed. A source learners cannot
+    read (not published, or every chapter it belongs to a draft or in a draft part) retires its card."""
     if card is None:
         card = Card.objects.filter(source_type=source_type, source_id=obj.pk).first()
-    if obj.status != Status.PUBLISHED:
+    if not SOURCE_MODELS[SourceType(source_type)].objects.published().filter(pk=obj.pk).exists():
         if card is not None:
             retire_card(card)
         return card
@@ -226,8 +227,7 @@ def sync_all_cards(counts: dict[str, int] | None = None) -> None:
     wanted_members: dict[tuple[str, int], set[int]] = {}
     created, changed, bumped, restored, seen = [], [], [], [], set()
     for source_type, model in SOURCE_MODELS.items():
-        objects = [obj for obj in model.objects.prefetch_related(*PREFETCH[source_type])
-                   if obj.status == Status.PUBLISHED]
+        objects = list(model.objects.published().prefetch_related(*PREFETCH[source_type]))
         for obj in objects:
             key = (source_type.value, obj.pk)
             seen.add(key)

@@ -2,6 +2,7 @@
 
 from django.db.models.signals import m2m_changed, post_delete, post_save
 
+from apps.courses.models import Chapter, Part
 from apps.flashcards.content import SOURCE_MODELS, source_touched, source_type_of
 from apps.glossary.models import Term
 from apps.quiz.models import NumberToMemorize, Question
@@ -22,7 +23,19 @@ def _on_links_changed(sender, instance, action, reverse, model, pk_set, **kwargs
             source_touched(source_type_of(model()), pk)
 
 
+def _on_chapter_or_part_saved(sender, instance, raw=False, **kwargs) -> None:
+    """A chapter or part that is published or set to draft shows or hides the cards of what it holds."""
+    if raw:
+        return
+    chapters = {"chapters": instance} if isinstance(instance, Chapter) else {"chapters__part": instance}
+    for source_type, model in SOURCE_MODELS.items():
+        for pk in model.objects.filter(**chapters).values_list("pk", flat=True).distinct():
+            source_touched(source_type, pk)
+
+
 def connect() -> None:
+    for model in (Chapter, Part):
+        post_save.connect(_on_chapter_or_part_saved, sender=model, dispatch_uid=f"flashcards-save-{model.__name__}")
     for model in SOURCE_MODELS.values():
         post_save.connect(_on_source_changed, sender=model, dispatch_uid=f"flashcards-save-{model.__name__}")
         post_delete.connect(_on_source_changed, sender=model, dispatch_uid=f"flashcards-delete-{model.__name__}")

@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import ContentModel, PublishedQuerySet
+from apps.core.models import ChapterLinkedQuerySet, ContentModel
 from apps.core.registry import simulator_errors
 from apps.core.search_vectors import SearchVectorManager
 from apps.core.validation import markdown_error, string_list_error
@@ -21,7 +21,7 @@ class Term(ContentModel):
     # term and aliases A, definition B, explanation C; written by a database trigger (apps.core.search_vectors)
     search_vector = SearchVectorField(null=True, editable=False)
     history = HistoricalRecords(excluded_fields=["search_vector"])
-    objects = SearchVectorManager.from_queryset(PublishedQuerySet)()
+    objects = SearchVectorManager.from_queryset(ChapterLinkedQuerySet)()
 
     class Meta:
         ordering = ["term"]

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import ContentModel, PublishedQuerySet
+from apps.core.models import ChapterLinkedQuerySet, ContentModel
 from apps.core.search_vectors import SearchVectorManager
 from apps.core.validation import has_nul, markdown_error
 from apps.courses.models import Level
@@ -53,7 +53,7 @@ class Question(ContentModel):
     # prompt B, answer D; written by a database trigger (apps.core.search_vectors), read by search only
     search_vector = SearchVectorField(null=True, editable=False)
     history = HistoricalRecords(excluded_fields=["search_vector"])
-    objects = SearchVectorManager.from_queryset(PublishedQuerySet)()
+    objects = SearchVectorManager.from_queryset(ChapterLinkedQuerySet)()
 
     class Meta:
         ordering = ["id"]
@@ -95,6 +95,7 @@ class NumberToMemorize(ContentModel):
     derivation = models.TextField()
     chapters = models.ManyToManyField("courses.Chapter", related_name="numbers", blank=True)
     history = HistoricalRecords()
+    objects = ChapterLinkedQuerySet.as_manager()
 
     class Meta:
         ordering = ["label"]

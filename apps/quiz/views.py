@@ -15,7 +15,6 @@ from rest_framework.views import APIView
 
 from apps.core.cache_keys import body_key, cached_body
 from apps.core.conditional import RenderedBody, json_response
-from apps.core.models import Status
 from apps.core.pagination import PageNumberPagination, paginated_schema
 from apps.core.permissions import IsAuthorOrReadOnly, is_author
 from apps.courses.services import chapter_queryset
@@ -102,7 +101,7 @@ class TopicListApi(generics.ListAPIView):
     serializer_class = s.TopicSerializer
 
     def get_queryset(self):
-        published = Q(questions__status=Status.PUBLISHED)
+        published = Q(questions__in=Question.objects.published())
         return Topic.objects.annotate(question_count=Count("questions", filter=published)).filter(question_count__gt=0).order_by("slug")
 
 

@@ -141,3 +141,66 @@ def test_unpublishing_hides_an_item_again(content, client_for):
     assert author.patch(f"{API}/chapters/ch-two/", {"status": "draft"}, format="json").status_code == 200
     assert learner.get(f"{API}/chapters/ch-two/").status_code == 404
     assert learner.get(f"{API}/chapters/ch-one/").json()["next"] is None
+
+
+@pytest.fixture
+def draft_part(content):
+    """A published chapter in a draft part, with a published question and term that belong to it alone."""
+    from apps.courses.models import Chapter, Part
+    from apps.glossary.models import Term
+    from apps.quiz.models import Question
+
+    part = Part.objects.create(slug="p-draft", title="Hidden part", order=2, status="draft")
+    chapter = Chapter.objects.create(slug="ch-hidden", part=part, order=1, title="Hidden chapter", summary="Hidden.",
+                                     body="## Hidden")
+    question = Question.objects.create(slug="q-hidden", kind="single_choice", level="core", prompt="Platypus?",
+                                       answer="Platypus.", key={"options": CHOICE})
+    question.chapters.set([chapter])
+    question.topics.set([content.topic])
+    term = Term.objects.create(slug="platypus-term", term="Platypus cache", definition="Platypus.")
+    term.chapters.set([chapter])
+    return question
+
+
+@pytest.mark.parametrize("role", READERS)
+def test_a_published_question_in_a_draft_part_is_hidden_everywhere(content, draft_part, client_for, role):
+    from apps.flashcards.content import sync_all_cards
+
+    sync_all_cards()
+    client = client_for(role)
+    assert [q["slug"] for q in client.get(f"{API}/questions/").json()["results"]] == ["q-pub"]
+    assert client.get(f"{API}/questions/{draft_part.id}/").status_code == 404
+    assert client.get(f"{API}/topics/").json()["results"] == [{"slug": "memory", "question_count": 1}]
+    assert client.get(f"{API}/search/", {"q": "platypus"}).json()["results"] == []
+    assert slugs(client.get(f"{API}/glossary/").json()["results"]) == {"kv-cache"}
+    by_chapter = client.post(f"{API}/practice/sessions/", {"chapter": "ch-hidden"}, format="json")
+    assert by_chapter.status_code == 400 and "chapter" in str(by_chapter.json()["fields"])
+    session = client.post(f"{API}/practice/sessions/", {"size": 50}, format="json").json()
+    assert [q["slug"] for q in session["questions"]] == ["q-pub"]
+    if role == "learner":
+        assert client.post(f"{API}/flashcards/decks/all/add/").json()["added"] == 2  # q-pub's and kv-cache's
+        assert client.get(f"{API}/flashcards/cards/", {"q": "platypus"}).json()["count"] == 0
+
+
+def test_authors_still_see_a_draft_parts_question(content, draft_part, client_for):
+    assert client_for("author").get(f"{API}/questions/{draft_part.id}/").status_code == 200
+
+
+def test_publishing_the_part_brings_its_cards_back(content, draft_part, client_for, django_capture_on_commit_callbacks):
+    """The admin's publish action saves the part; the cards of what its chapters hold follow it both ways."""
+    from apps.flashcards.content import sync_all_cards
+
+    sync_all_cards()
+    learner = client_for("learner")
+    part = draft_part.chapters.get().part
+    with django_capture_on_commit_callbacks(execute=True):
+        part.status = "published"
+        part.save()
+    assert learner.post(f"{API}/flashcards/decks/all/add/").json()["added"] == 4  # with q-hidden's and the term's
+    assert learner.get(f"{API}/flashcards/cards/", {"q": "platypus"}).json()["count"] == 2
+    with django_capture_on_commit_callbacks(execute=True):
+        part.status = "draft"
+        part.save()
+    rows = learner.get(f"{API}/flashcards/cards/", {"q": "platypus"}).json()["results"]
+    assert [row["retired"] for row in rows] == [True, True]
+    assert "Platypus" not in str(learner.get(f"{API}/flashcards/due/").json())
