@@ -463,6 +463,19 @@ def sweep_job_get(*, user, job_id) -> SweepJob:
     return get_object_or_404(SweepJob, id=job_id, user=user)
 
 
+def sweep_job_page(*, user, job_id, page: int, page_size: int) -> SweepJob:
+    """The job with one page of its simulated points, by index: a 10,000-point exhaustive sweep is read a page at a
+    time. Sets ``page_points``, ``results_count`` and ``next_page`` (None on the last page) on the job."""
+    job = sweep_job_get(user=user, job_id=job_id)
+    points = job.points.order_by("index")
+    job.results_count = points.count()
+    start = (page - 1) * page_size
+    job.page_points = list(points[start:start + page_size])
+    job.page, job.page_size = page, page_size
+    job.next_page = page + 1 if start + page_size < job.results_count else None
+    return job
+
+
 def sweep_job_list(*, user):
     sweep_watchdog(now=timezone.now(), job_ids=list(user.sweeps.filter(status__in=ACTIVE).values_list("id", flat=True)))
     return SweepJob.objects.filter(user=user).order_by("-created_at")

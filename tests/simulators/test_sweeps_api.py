@@ -49,6 +49,42 @@ def test_sweep_runs_to_success_with_pareto_and_recommendation(learner_client, ea
     assert rec["index"] == cheapest["index"] == job["pareto"][0]["index"]
 
 
+def test_results_come_a_page_at_a_time_and_the_status_alone_is_cheap(learner_client, eager,
+                                                                     django_capture_on_commit_callbacks,
+                                                                     django_assert_max_num_queries):
+    with django_capture_on_commit_callbacks(execute=True):
+        job_id = learner_client.post(URL, sweep_body(), format="json").json()["id"]
+    # 4 points, pages of 3: indexes 0-2, then 3.
+    first = learner_client.get(f"{URL}{job_id}/", {"page_size": 3}).json()
+    assert [p["index"] for p in first["results"]] == [0, 1, 2]
+    assert (first["results_count"], first["page"], first["next_page"]) == (4, 1, 2)
+    last = learner_client.get(f"{URL}{job_id}/", {"page_size": 3, "page": 2}).json()
+    assert [p["index"] for p in last["results"]] == [3] and last["next_page"] is None
+    assert first["pareto"] == last["pareto"] and first["recommendation"] == last["recommendation"]
+    beyond = learner_client.get(f"{URL}{job_id}/", {"page_size": 3, "page": 3}).json()
+    assert beyond["results"] == [] and beyond["results_count"] == 4
+    with django_assert_max_num_queries(6):  # session, user, watchdog's look at the job, the job: no points
+        status = learner_client.get(f"{URL}{job_id}/status/")
+    assert status.json()["status"] == "succeeded" and status.json()["done_points"] == 4
+    assert "results" not in status.json() and "request" not in status.json()
+
+
+@pytest.mark.parametrize(("query", "field"), [
+    ({"page": 0}, "page"), ({"page": "two"}, "page"), ({"page_size": 0}, "page_size"),
+    ({"page_size": 1001}, "page_size"), ({"sort": "index"}, "sort"),
+])
+def test_bad_results_page_names_the_field(learner_client, query, field):
+    job = SweepJob.objects.create(user=learner_client.user, request=sweep_body(), total_points=4, total_chunks=1)
+    r = learner_client.get(f"{URL}{job.id}/", query)
+    assert r.status_code == 400 and field in r.json()["fields"], r.json()
+
+
+def test_a_strangers_sweep_status_is_not_found(learner_client, django_user_model):
+    stranger = django_user_model.objects.create_user("stranger-sweeps", password="x" * 12)
+    job = SweepJob.objects.create(user=stranger, request=sweep_body(), total_points=4, total_chunks=1)
+    assert learner_client.get(f"{URL}{job.id}/status/").status_code == 404
+
+
 @pytest.mark.parametrize(("grid", "field"), [
     ({"gpu": ["h100-sxm", "tpu-v9"]}, "grid.gpu"),
     ({"tensor_parallel": [3]}, "grid.tensor_parallel"),

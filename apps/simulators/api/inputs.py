@@ -653,3 +653,17 @@ class SweepInput(EngineInput):
         return clean
 
 
+MAX_RESULTS_PAGE = 1000
+
+
+class SweepResultsQuery(serializers.Serializer):
+    """Which page of a sweep's simulated points to read (by index)."""
+    page = serializers.IntegerField(required=False, default=1, min_value=1, max_value=10_000)
+    page_size = serializers.IntegerField(required=False, default=500, min_value=1, max_value=MAX_RESULTS_PAGE)
+
+    def validate(self, attrs):
+        unknown = sorted(set(self.initial_data) - set(self.fields))
+        if unknown:
+            raise serializers.ValidationError({name: ["Unknown query parameter; use page and page_size."]
+                                               for name in unknown})
+        return attrs

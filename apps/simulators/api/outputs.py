@@ -315,7 +315,13 @@ class SweepJobDetailOutput(SweepJobOutput):
         read_only=True, help_text="Points meeting the SLO not beaten on both cost and p99 TTFT, cheapest first")
     recommendation = documented_json(Recommendation(allow_null=True), "RecommendationField")(
         read_only=True, allow_null=True, help_text="The cheapest point meeting the SLO; null until done or when none does")
-    results = SweepPointOutput(source="points", many=True, read_only=True)
+    results_count = serializers.IntegerField(read_only=True, help_text="Points simulated so far, on every page")
+    page = serializers.IntegerField(read_only=True)
+    page_size = serializers.IntegerField(read_only=True)
+    next_page = serializers.IntegerField(read_only=True, allow_null=True, help_text="null on the last page")
+    results = SweepPointOutput(source="page_points", many=True, read_only=True,
+                               help_text="This page of the simulated points, by index")
 
     class Meta(SweepJobOutput.Meta):
-        fields = [*SweepJobOutput.Meta.fields, "request", "screen", "pareto", "recommendation", "results"]
+        fields = [*SweepJobOutput.Meta.fields, "request", "screen", "pareto", "recommendation", "results_count",
+                  "page", "page_size", "next_page", "results"]

@@ -12,5 +12,6 @@ urlpatterns = [
     path("cluster/", views.ClusterSimulateApi.as_view(), name="simulator-cluster"),
     path("sweeps/", views.SweepListCreateApi.as_view(), name="simulator-sweep-list"),
     path("sweeps/<uuid:job_id>/", views.SweepDetailApi.as_view(), name="simulator-sweep-detail"),
+    path("sweeps/<uuid:job_id>/status/", views.SweepStatusApi.as_view(), name="simulator-sweep-status"),
     path("sweeps/<uuid:job_id>/cancel/", views.SweepCancelApi.as_view(), name="simulator-sweep-cancel"),
 ]

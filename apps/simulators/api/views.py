@@ -360,11 +360,25 @@ class SweepListCreateApi(generics.ListAPIView):
 class SweepDetailApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={200: o.SweepJobDetailOutput, 404: OpenApiResponse(description="No such sweep of yours")},
-                   summary="A sweep's status, progress, results so far, Pareto frontier and recommendation")
+    @extend_schema(parameters=[i.SweepResultsQuery],
+                   responses={200: o.SweepJobDetailOutput, 400: OpenApiResponse(description="Bad page or page_size"),
+                              404: OpenApiResponse(description="No such sweep of yours")},
+                   summary="A sweep's status, progress, Pareto frontier, recommendation and a page of its results")
     def get(self, request, job_id):
-        job = sweeps.sweep_job_get(user=request.user, job_id=job_id)
+        query = i.SweepResultsQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        job = sweeps.sweep_job_page(user=request.user, job_id=job_id, **query.validated_data)
         return Response(o.SweepJobDetailOutput(job).data)
+
+
+class SweepStatusApi(APIView):
+    """What a page polls while a sweep runs: one row, none of its points."""
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: o.SweepJobOutput, 404: OpenApiResponse(description="No such sweep of yours")},
+                   summary="A sweep's status and progress alone, cheap enough to poll every second")
+    def get(self, request, job_id):
+        return Response(o.SweepJobOutput(sweeps.sweep_job_get(user=request.user, job_id=job_id)).data)
 
 
 class SweepCancelApi(APIView):

@@ -1597,7 +1597,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A sweep's status, progress, results so far, Pareto frontier and recommendation */
+        /** A sweep's status, progress, Pareto frontier, recommendation and a page of its results */
         get: operations["simulators_sweeps_retrieve"];
         put?: never;
         post?: never;
@@ -1618,6 +1618,26 @@ export interface paths {
         put?: never;
         /** Cancel a queued or running sweep (remaining chunks are skipped) */
         post: operations["simulators_sweeps_cancel_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/simulators/sweeps/{job_id}/status/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A sweep's status and progress alone, cheap enough to poll every second
+         * @description What a page polls while a sweep runs: one row, none of its points.
+         */
+        get: operations["simulators_sweeps_status_retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6076,6 +6096,13 @@ export interface components {
             readonly pareto: components["schemas"]["ParetoPoint"][];
             /** @description The cheapest point meeting the SLO; null until done or when none does */
             readonly recommendation: components["schemas"]["SweepRecommendation"] | null;
+            /** @description Points simulated so far, on every page */
+            readonly results_count: number;
+            readonly page: number;
+            readonly page_size: number;
+            /** @description null on the last page */
+            readonly next_page: number | null;
+            /** @description This page of the simulated points, by index */
             readonly results: components["schemas"]["SweepPointOutput"][];
         };
         SweepJobOutput: {
@@ -17212,7 +17239,10 @@ export interface operations {
     };
     simulators_sweeps_retrieve: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
             header?: never;
             path: {
                 job_id: string;
@@ -17229,7 +17259,7 @@ export interface operations {
                     "application/json": components["schemas"]["SweepJobDetailOutput"];
                 };
             };
-            /** @description Invalid input; `fields` names each offending field */
+            /** @description Bad page or page_size */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17369,6 +17399,90 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    simulators_sweeps_status_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepJobOutput"];
+                };
+            };
+            /** @description Invalid input; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such sweep of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -17,6 +17,8 @@ interface Screen {
 }
 interface JobDetail extends Job {
   results: Point[];
+  results_count: number;
+  next_page: number | null;
   screen: Screen;
   pareto: { index: number; usd_per_million_tokens: number; ttft_p99_s: number }[];
   recommendation: null | { index: number; command: string; reason: string; params: Record<string, unknown>; replicas: number; router: string };
@@ -182,12 +184,32 @@ function SweepJobPage() {
   useEffect(() => {
     let stop = false;
     let timer: number | undefined;
+    let loaded = "";
+    // Every page of the results, for the chart and the sorted table (at most 10,000 points, 1,000 a page).
+    async function load(): Promise<JobDetail> {
+      let detail = await api<JobDetail>(`/simulators/sweeps/${id}/?page_size=1000`);
+      const results = [...detail.results];
+      while (detail.next_page !== null && !stop) {
+        detail = await api<JobDetail>(`/simulators/sweeps/${id}/?page_size=1000&page=${detail.next_page}`);
+        results.push(...detail.results);
+      }
+      return { ...detail, results };
+    }
+    // The cheap status is polled each second; the results are read again only when it says they changed.
     async function poll() {
       try {
-        const data = await api<JobDetail>(`/simulators/sweeps/${id}/`);
+        const status = await api<Job>(`/simulators/sweeps/${id}/status/`);
         if (stop) return;
-        setJob(data);
-        if (data.status === "queued" || data.status === "running") timer = window.setTimeout(poll, 1000);
+        const seen = `${status.status}/${status.done_points}`;
+        if (seen !== loaded) {
+          const data = await load();
+          if (stop) return;
+          loaded = seen;
+          setJob(data);
+        } else {
+          setJob((previous) => previous && { ...previous, ...status });
+        }
+        if (status.status === "queued" || status.status === "running") timer = window.setTimeout(poll, 1000);
       } catch (err) {
         if (!stop) setError(err instanceof ApiError ? err.body.detail : String(err));
       }
