@@ -63,3 +63,20 @@ export interface Page<T> {
   previous: string | null;
   results: T[];
 }
+
+/** Tries `send` again while the server answers 503 (its database or queue briefly unavailable), waiting 0.5, 1, 2
+ * and 4 s, and tells `onRetry` before each wait so the screen can say so; any other error, or the last 503, is
+ * thrown. `send` must be safe to repeat: a 503 stored nothing, and a review carries its own id besides. */
+export async function retryWhileUnavailable<T>(
+  send: () => Promise<T>, onRetry: (attempt: number, attempts: number) => void, attempts = 5,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 503) || attempt >= attempts) throw error;
+      onRetry(attempt + 1, attempts);
+      await new Promise((resolve) => window.setTimeout(resolve, 500 * 2 ** (attempt - 1)));
+    }
+  }
+}

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { Link, NavLink, Route, Routes, useSearchParams } from "react-router-dom";
 import type { components } from "../../generated/api";
-import { api, ApiError } from "../../lib/api";
+import { api, ApiError, retryWhileUnavailable } from "../../lib/api";
 import { useAuth } from "../../lib/auth";
 import { ForecastChart, Heatmap, RetentionChart, type DayCount, type Retention } from "./charts";
 import Browse from "./Browse";
@@ -184,6 +184,7 @@ function Review() {
   const [forecast, setForecast] = useState<DayCount[] | null>(null);
   const [checked, setChecked] = useState<CheckedAnswer | null>(null);  // a numeric card's typed answer
   const shownAt = useRef(Date.now());
+  const reviewIdRef = useRef(newId());
 
   const load = useCallback(async () => {
     const query = new URLSearchParams({ limit: "20" });
@@ -195,6 +196,7 @@ function Review() {
     setNoteDraft(null);
     setEditing(false);
     shownAt.current = Date.now();  // the time on a card runs from when it is shown to when it is rated
+    reviewIdRef.current = newId();
     if (next.cards.length === 0) setForecast((await api<Stats>("/flashcards/stats/")).forecast);
   }, [deck]);
   useEffect(() => { void load().catch((e: Error) => setError(e.message)); }, [load]);
@@ -213,8 +215,17 @@ function Review() {
   const rate = useCallback((rating: number) => act(async () => {
     if (!card) return;
     const durationMs = Math.min(Date.now() - shownAt.current, 86_400_000);
-    const reviewId = newId();
-    await api(`/flashcards/${card.card_id}/review/`, { method: "POST", body: { rating, review_id: reviewId, duration_ms: durationMs } });
+    // One id per card shown: a rating sent again after a failure is the same review, stored once.
+    const reviewId = reviewIdRef.current;
+    try {
+      await retryWhileUnavailable(
+        () => api(`/flashcards/${card.card_id}/review/`, { method: "POST", body: { rating, review_id: reviewId, duration_ms: durationMs } }),
+        (attempt, attempts) => setMessage(`The server is busy; sending your answer again (try ${attempt} of ${attempts})…`));
+    } catch (e) {
+      if (!(e instanceof ApiError && e.status === 503)) throw e;
+      setMessage("Your answer is not saved yet: the server is still busy. Rate the card again to resend it.");
+      return;
+    }
     await load();  // the figures change with the next card, not before it
     setUndoStack((s) => [...s, { kind: "review", cardId: card.card_id, reviewId, rating, durationMs }]);
     setSession((s) => ({ reviewed: s.reviewed + 1, again: s.again + (rating === 1 ? 1 : 0), timeMs: s.timeMs + durationMs, lastMs: durationMs }));

@@ -1,7 +1,7 @@
 // The session runner: one question at a time; interview sessions show a per-question timer.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router-dom";
-import { ApiError } from "../../lib/api";
+import { ApiError, retryWhileUnavailable } from "../../lib/api";
 import { KIND_LABELS, practiceApi, type Answer, type AnswerResult, type CheckResult, type Session } from "./api";
 import QuestionInput, { Prompt, QuestionChapters } from "./QuestionInput";
 import Result, { SelfRating } from "./Result";
@@ -69,7 +69,10 @@ export default function Runner() {
     setError("");
     try {
       const body = { question: question.id, ...payload, duration_ms: Date.now() - startedAt.current };
-      setResult(await practiceApi<AnswerResult>(`/practice/sessions/${id}/answers/`, { method: "POST", body, session: id }));
+      setResult(await retryWhileUnavailable(
+        () => practiceApi<AnswerResult>(`/practice/sessions/${id}/answers/`, { method: "POST", body, session: id }),
+        (attempt, attempts) => setError(`The server is busy; sending your answer again (try ${attempt} of ${attempts})…`)));
+      setError("");
     } catch (caught) {
       setError(errorText(caught));
     } finally {
