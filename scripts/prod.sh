@@ -48,6 +48,8 @@ $PY manage.py migrate --noinput -v 0
 # what authors changed in the admin or API, and a load touches only items the files own.
 $PY manage.py load_content --if-changed
 $PY manage.py collectstatic --noinput -v 0
+# What this deployment must decide (proxy count, metrics access, secure cookies) is printed here; errors stop it.
+$PY manage.py check --deploy --fail-level ERROR
 
 # Each worker runs under a restart loop: one that dies (killed, out of memory) is started again in 2 s, and the
 # tasks it held come back through the broker (acks late, 90 s visibility timeout) or the sweep watchdog.

@@ -7,6 +7,8 @@ class CoreConfig(AppConfig):
     def ready(self):
         from prometheus_client import REGISTRY
 
+        from apps.core import checks  # noqa: F401  (registers the start-up checks)
+
         # The collector reads job models, importable only once apps are ready.
         from apps.core.metrics import BackgroundJobCollector
 

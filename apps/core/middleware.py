@@ -9,6 +9,7 @@ from django.http import HttpResponse, JsonResponse
 from django.urls import NoReverseMatch, reverse
 
 from apps.core import metrics
+from apps.core.checks import proxy_header_watch
 from apps.core.conditional import conditional
 from apps.core.throttling import check_login_throttles
 
@@ -29,7 +30,8 @@ class RequestIdLogFilter(logging.Filter):
 
 
 class RequestIdMiddleware:
-    """Accepts a sane incoming X-Request-ID or makes one, and echoes it back."""
+    """Accepts a sane incoming X-Request-ID or makes one, and echoes it back; notes a proxy header that disagrees
+    with the proxy settings (apps.core.checks)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -38,6 +40,7 @@ class RequestIdMiddleware:
         incoming = request.headers.get("X-Request-ID", "")
         request_id = incoming if 0 < len(incoming) <= 64 and incoming.isascii() and incoming.isprintable() else uuid.uuid4().hex
         request.request_id = request_id
+        proxy_header_watch.seen(request)
         token = request_id_var.set(request_id)
         try:
             response = self.get_response(request)
