@@ -1,9 +1,10 @@
 """A Redis cache that degrades instead of failing: the shared mechanism behind throttles and cached values.
 
-Every cache operation goes to Redis with socket timeouts in the tens of milliseconds. When Redis errors (killed,
+Every cache operation goes to Redis with a short socket timeout (250 ms in production). When Redis errors (killed,
 refusing connections) or does not answer in time (frozen), the operation is served by a per-process local-memory
-cache instead, and Redis is left alone for ``retry_after_s`` seconds (a circuit breaker), so a dead or frozen
-Redis costs at most one short timeout per process per interval, not one per request. The first operation after the
+cache instead; after ``failures_to_trip`` such failures in a row Redis is left alone for ``retry_after_s`` seconds
+(a circuit breaker), so a dead or frozen Redis costs a few short timeouts per process, then one per interval, not
+one per request, while one slow answer from a loaded Redis sends only that operation to the local cache. The first operation after the
 interval probes Redis again: recovery needs no restart. The outage is logged once when it starts and once when it
 ends, and counted in Prometheus (``llmkit_cache_errors_total``, ``llmkit_cache_available``).
 
@@ -11,7 +12,8 @@ Throttle counters therefore fall back to a per-process limiter while Redis is do
 process (looser in total across processes), and no request fails because the cache did.
 
 Configure as ``django.core.cache.backends.redis.RedisCache`` would be, with two extra OPTIONS:
-``retry_after_s`` (default 5) and ``fallback_max_entries`` (default 10000).
+``retry_after_s`` (default 5), ``failures_to_trip`` (default 1; production sets 2) and ``fallback_max_entries``
+(default 10000).
 """
 
 from __future__ import annotations
@@ -45,16 +47,21 @@ class _Breaker:
         self.lock = threading.Lock()
         self.down = False
         self.retry_at = 0.0
+        self.failures = 0  # in a row, while up
 
     def should_try(self) -> bool:
         return not self.down or time.monotonic() >= self.retry_at
 
-    def failed(self, exc: BaseException, retry_after_s: float) -> None:
-
+    def failed(self, exc: BaseException, retry_after_s: float, failures_to_trip: int = 1) -> None:
+        """One operation failed (it is served locally). The breaker opens after ``failures_to_trip`` in a row, so
+        one slow answer from a loaded Redis costs that operation alone; once open, a failed probe keeps it open."""
         metrics.cache_error(type(exc).__name__)
         with self.lock:
             self.retry_at = time.monotonic() + retry_after_s
             if self.down:
+                return
+            self.failures += 1
+            if self.failures < failures_to_trip:
                 return
             self.down = True
         metrics.cache_available(False)
@@ -64,6 +71,8 @@ class _Breaker:
         )
 
     def succeeded(self) -> None:
+        if self.failures:
+            self.failures = 0
         if not self.down:
             return
 
@@ -100,6 +109,7 @@ class ResilientRedisCache(BaseCache):
         super().__init__(params)
         options = dict(params.get("OPTIONS", {}))
         self.retry_after_s = float(options.pop("retry_after_s", 5.0))
+        self.failures_to_trip = int(options.pop("failures_to_trip", 1))
         fallback_entries = int(options.pop("fallback_max_entries", 10000))
         self._location = server if isinstance(server, str) else ",".join(server)
         self._redis = RedisCache(server, {**params, "OPTIONS": options})
@@ -121,7 +131,7 @@ class ResilientRedisCache(BaseCache):
             try:
                 result = on_redis(*args, **kwargs)
             except _redis_errors() as exc:
-                breaker.failed(exc, self.retry_after_s)
+                breaker.failed(exc, self.retry_after_s, self.failures_to_trip)
             else:
                 breaker.succeeded()
                 return result

@@ -27,7 +27,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 SETTINGS_FILE = Path(__file__).resolve().parents[2] / "config" / "settings.py"
 SWEEP = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "grid": {"max_num_seqs": [8, 16]},
          "workload": {"num_requests": 20, "arrival_rate_per_s": 10, "prompt_tokens": 100, "output_tokens": 10}}
-QUICK_S = 1.0  # a learner call with Redis dead or frozen answers within this (the engine simulation excepted)
 
 
 def production_caches(cache_url: str) -> dict:
@@ -105,6 +104,12 @@ def redis_keys(server: PrivateRedis) -> int:
         client.close()
 
 
+def settings_caches() -> dict:
+    from django.conf import settings
+
+    return settings.CACHES
+
+
 def cache_errors() -> float:
     from prometheus_client import REGISTRY
 
@@ -164,22 +169,28 @@ def test_learning_keeps_working_with_redis_down_and_recovers(fault, redis_server
             os.kill(redis_server.process.pid, signal.SIGSTOP)
 
         caplog.set_level(logging.WARNING, logger="apps.core.cache")
-        for _ in range(2):  # twice: the second round must not pay the timeout again
+        options = settings_caches()["default"]["OPTIONS"]
+        started = time.monotonic()
+        for _ in range(2):  # twice: the second round must not go to Redis again
             results = learner_calls(learner, anonymous, content)
             failed = [(label, code) for label, code, _ in results if code >= 300]
             assert not failed, failed
-            slow = [(label, round(s, 2)) for label, _, s in results if s > QUICK_S and label != "engine simulator"]
-            assert not slow, slow
+        # Work, not time: the breaker opens after failures_to_trip failed operations, then lets one probe through per
+        # retry interval; every other cache operation of the many calls above is served locally.
+        probes = (time.monotonic() - started) / options["retry_after_s"] + 1
+        assert cache_errors() - errors_before <= options["failures_to_trip"] + probes, (cache_errors(), probes)
+        assert 2 * len(results) > options["failures_to_trip"] + probes  # one cache operation a call at least: the
+        # bound is below what going to Redis on every call would cost
 
-        health, elapsed = timed(anonymous.get, "/api/v1/health/")
-        assert health.status_code == 200 and elapsed < QUICK_S
+        health, _ = timed(anonymous.get, "/api/v1/health/")
+        assert health.status_code == 200
         assert health.json() == {"status": "degraded", "database": "ok", "broker": "unavailable",
                                  "cache": "unavailable"}
 
         for url, body in (("/api/v1/simulators/sweeps/", SWEEP), ("/api/v1/flashcards/optimize/", None)):
-            response, elapsed = timed(learner.post, url, body, format="json")
+            response, _ = timed(learner.post, url, body, format="json")  # timed: a call that blocks fails
             assert response.status_code == 503, (url, response.status_code, response.content[:200])
-            assert "unavailable" in response.json()["detail"].lower() and elapsed < QUICK_S
+            assert "unavailable" in response.json()["detail"].lower()
 
         outage_lines = [r for r in caplog.records if r.name == "apps.core.cache" and "unavailable" in r.getMessage()]
         assert len(outage_lines) == 1, [r.getMessage() for r in outage_lines]
