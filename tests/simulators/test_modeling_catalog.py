@@ -132,20 +132,20 @@ def test_deepseek_mla_attention_parameters_by_hand():
     assert count_params(MODELS["deepseek-v3"]).attention == 61 * per_layer
 
 
-# memory: the total the driver reports to CUDA (vLLM's budget base) where a log naming the card was found, else
-# nvidia-smi's total (see the notes in gpus.yaml); marketing: the datasheet's rounded figure.
-GIB, MIB = 2**30, 2**20
+# memory: the total the driver reports to CUDA (vLLM's budget base; each GPU's source says "memory: cuda-reported"
+# and where the figure comes from); marketing: the datasheet's rounded figure.
+GIB = 2**30
 
 
 @pytest.mark.parametrize("slug,memory,marketing,bandwidth,bf16,fp8", [
     ("a100-40gb", round(39.50 * GIB), 40e9, 1.555e12, 312e12, None),        # vLLM log 39.50 GiB
-    ("a100-80gb", 81_920 * MIB, 80e9, 2.039e12, 312e12, None),             # nvidia-smi 81,920 MiB
+    ("a100-80gb", round(79.15 * GIB), 80e9, 2.039e12, 312e12, None),       # vLLM log 79.15 GiB
     ("h100-sxm", round(79.14 * GIB), 80e9, 3.35e12, 989.4e12, 1978.9e12),  # vLLM log 79.14 GiB
-    ("h100-pcie", round(79.14 * GIB), 80e9, 2.0e12, 756e12, 1513e12),
+    ("h100-pcie", round(79.14 * GIB), 80e9, 2.0e12, 756.5e12, 1513e12),   # datasheet: 1,513 BF16 sparse / 2
     ("h200", round(139.81 * GIB), 141e9, 4.8e12, 989.4e12, 1978.9e12),     # vLLM log 139.81 GiB
     ("b200", round(178.35 * GIB), 180e9, 7.7e12, 2250e12, 4500e12),        # CUDA totalGlobalMem 178.35 GiB
     ("l40s", round(44.31 * GIB), 48e9, 864e9, 362.05e12, 733e12),          # vLLM log 44.31 GiB
-    ("rtx-4090", 24_564 * MIB, 24e9, 1.008e12, 165.2e12, 330.3e12),        # nvidia-smi 24,564 MiB
+    ("rtx-4090", round(23.64 * GIB), 24e9, 1.008e12, 165.2e12, 330.3e12),  # PyTorch total capacity 23.64 GiB
     ("mi300x", 206_141_652_992, 192e9, 5.3e12, 1307.4e12, 2614.9e12),      # rocm-smi bytes
 ])
 def test_gpu_matches_datasheet_dense_figures(slug, memory, marketing, bandwidth, bf16, fp8):
