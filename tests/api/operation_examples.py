@@ -497,6 +497,8 @@ EXAMPLES: dict[str, Example] = {
                                         bad=Bad(body={**SWEEP, "grid": {}}, status=400)),
     "simulators_sweeps_retrieve": Example(path=lambda c: {"job_id": c.sweep()},
                                           bad=Bad(path={"job_id": uuid.UUID(int=1)}, status=404)),
+    "simulators_sweeps_status_retrieve": Example(path=lambda c: {"job_id": c.sweep()},
+                                                 bad=Bad(path={"job_id": uuid.UUID(int=1)}, status=404)),
     "simulators_sweeps_cancel_create": Example(path=lambda c: {"job_id": c.queued_sweep()},
                                                bad=Bad(path={"job_id": uuid.UUID(int=1)}, status=404)),
 }
