@@ -7,7 +7,9 @@ class CoreConfig(AppConfig):
     def ready(self):
         from prometheus_client import REGISTRY
 
-        from apps.core import checks  # noqa: F401  (registers the start-up checks)
+        from apps.core import checks, strict_inputs  # noqa: F401  (importing checks registers them)
+
+        strict_inputs.install()
 
         # The collector reads job models, importable only once apps are ready.
         from apps.core.metrics import BackgroundJobCollector

@@ -64,9 +64,10 @@ def test_the_same_bad_inline_gpu_is_refused_the_same_way_everywhere(learner_clie
 def test_a_model_given_twice_is_refused_on_the_engine_too(learner_client):
     config = {"num_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "num_kv_heads": 3, "head_dim": 16,
               "intermediate_size": 128, "vocab_size": 1000, "attention": "gqa"}
-    for name in ("kv-cache", "engine"):
-        r = learner_client.post(f"{BASE}/{name}/", {**engine_body(H100_LIKE), "config": config, "model": None,
-                                                    "context_tokens": 10}, format="json")
+    bodies = {"kv-cache": {"config": config, "context_tokens": 10},
+              "engine": {**engine_body(H100_LIKE), "config": config, "model": None}}
+    for name, body in bodies.items():
+        r = learner_client.post(f"{BASE}/{name}/", body, format="json")
         assert r.status_code == 400
         assert "config.num_kv_heads" in r.json()["fields"], r.json()
 
@@ -77,7 +78,7 @@ def test_a_draft_catalog_gpu_is_hidden_from_learners_on_every_path(learner_clien
 
     GPU.objects.filter(slug="h100-sxm").update(status=Status.DRAFT)
     body = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "seed": 1, "workload": WORKLOAD}
-    for name, payload in (("fit", {**body, "context_tokens": 100}), ("engine", body),
-                          ("sweeps", {**body, "grid": {"max_num_seqs": [8]}})):
+    for name, payload in (("fit", {"model": "llama-3.1-8b", "gpu": "h100-sxm", "context_tokens": 100}),
+                          ("engine", body), ("sweeps", {**body, "grid": {"max_num_seqs": [8]}})):
         r = learner_client.post(f"{BASE}/{name}/", payload, format="json")
         assert r.status_code == 400 and "gpu" in r.json()["fields"], (name, r.json())
