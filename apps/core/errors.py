@@ -44,9 +44,8 @@ def error_body(code: str, detail: str, fields: dict | None = None) -> dict:
 
 
 def domain_error_response(exc: DomainError) -> Response:
-    fields = {exc.field: [exc.message]} if exc.field else {}
     detail = f"Invalid input: {exc.field}: {exc.message}" if exc.field and exc.status_code == 400 else exc.message
-    return json_error(exc.code, detail, exc.status_code, fields)
+    return json_error(exc.code, detail, exc.status_code, exc.fields)
 
 
 def api_exception_handler(exc, context):

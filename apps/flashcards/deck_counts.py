@@ -13,8 +13,9 @@ Triggers on the UserCard, card and deck-membership tables keep both exact in the
 (statement-level triggers with transition tables on PostgreSQL, so a bulk UPDATE or a 50,000-card import adds one
 grouped upsert per statement; row-level triggers on SQLite). Every write path is covered that way, including
 ``QuerySet.update``, ``bulk_create``, cascading deletes and raw SQL; only TRUNCATE is not (``recount`` rebuilds
-the rows from scratch, as the migration that created them did). Migration 0012 installs the triggers from this
-module's SQL: a change to that SQL needs a new migration that drops and installs them again.
+the rows from scratch, as the migration that created them did). Migration 0012 holds this module's SQL as it was
+then, frozen: a change to that SQL needs a new migration that drops and installs the triggers again (a test compares
+the two).
 
 A request then counts only what the clock decides (``request_counts``): learning cards due by now and review cards
 due before the day ends (the due queue's own filters, each read from its index), and takes off the stored new-card
@@ -26,6 +27,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db import connection, transaction
+
+from apps.flashcards.models import UserDeckCount
 
 USER_DECK_COUNT = "flashcards_userdeckcount"
 DECK_CARD_COUNT = "flashcards_deckcardcount"
@@ -193,23 +196,11 @@ def _sqlite_triggers() -> list[tuple[str, str]]:
     return created
 
 
-def install_triggers(schema_editor) -> None:
-    vendor = schema_editor.connection.vendor
+def trigger_statements(vendor: str) -> list[str]:
+    """The SQL that creates the count triggers on this database vendor: what migration 0012 holds, frozen."""
     if vendor not in ("postgresql", "sqlite"):
         raise NotImplementedError(f"deck counts need triggers written for {vendor}")
-    for _, sql in _postgresql_triggers() if vendor == "postgresql" else _sqlite_triggers():
-        schema_editor.execute(sql)
-
-
-def drop_triggers(schema_editor) -> None:
-    vendor = schema_editor.connection.vendor
-    for name in dict(_postgresql_triggers() if vendor == "postgresql" else _sqlite_triggers()):
-        table = name.rsplit("_counts_", 1)[0]
-        if vendor == "postgresql":
-            schema_editor.execute(f"DROP TRIGGER IF EXISTS {name} ON {table}")
-            schema_editor.execute(f"DROP FUNCTION IF EXISTS {name}()")
-        else:
-            schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
+    return [sql for _, sql in (_postgresql_triggers() if vendor == "postgresql" else _sqlite_triggers())]
 
 
 # --- each learner's card carries its card's decks (PostgreSQL) -----------------------------------------------------
@@ -222,7 +213,7 @@ def drop_triggers(schema_editor) -> None:
 # (triggers on one table fire in name order): it locks the learners' cards before their count rows, the order a
 # review takes them in, so the two wait for each other instead of deadlocking. The two indexes the counts read
 # (``usercard_learning_due``, ``usercard_state_due_id``) are rebuilt with the same keys and names, carrying the
-# columns the counts need, so the counts read no table row. Migration 0013 installs all of it.
+# columns the counts need, so the counts read no table row. Migration 0013 holds all of it, frozen.
 
 CARRIED_DECKS = ("ARRAY(SELECT m.deck_id FROM flashcards_card_decks m WHERE m.card_id = {card} "
                  "ORDER BY m.deck_id)")
@@ -234,7 +225,8 @@ CARRYING_INDEXES = {
 }
 
 
-def _carry_sql() -> list[str]:
+def carried_decks_statements() -> list[str]:
+    """The SQL that adds the carried deck ids (PostgreSQL), then fills them: what migration 0013 holds, frozen."""
     statements = [
         "ALTER TABLE flashcards_usercard ADD COLUMN deck_ids bigint[] NOT NULL DEFAULT '{}'",
         "CREATE OR REPLACE FUNCTION flashcards_usercard_carry() RETURNS trigger LANGUAGE plpgsql AS $$\n"
@@ -257,28 +249,7 @@ def _carry_sql() -> list[str]:
     for name, (key, carried, condition) in CARRYING_INDEXES.items():
         statements += [f"DROP INDEX {name}",
                        f"CREATE INDEX {name} ON flashcards_usercard ({key}) INCLUDE ({carried}){condition}"]
-    return statements
-
-
-def install_carried_decks(schema_editor) -> None:
-    if schema_editor.connection.vendor == "postgresql":
-        for sql in _carry_sql():
-            schema_editor.execute(sql)
-        schema_editor.execute(carry_statement()[0])
-
-
-def drop_carried_decks(schema_editor) -> None:
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    for event in ("insert", "delete", "update"):
-        schema_editor.execute(f"DROP TRIGGER IF EXISTS flashcards_card_decks_carry_{event} ON flashcards_card_decks")
-        schema_editor.execute(f"DROP FUNCTION IF EXISTS flashcards_card_decks_carry_{event}()")
-    schema_editor.execute("DROP TRIGGER IF EXISTS flashcards_usercard_carry ON flashcards_usercard")
-    schema_editor.execute("DROP FUNCTION IF EXISTS flashcards_usercard_carry()")
-    for name, (key, _, condition) in CARRYING_INDEXES.items():
-        schema_editor.execute(f"DROP INDEX {name}")
-        schema_editor.execute(f"CREATE INDEX {name} ON flashcards_usercard ({key}){condition}")
-    schema_editor.execute("ALTER TABLE flashcards_usercard DROP COLUMN deck_ids")
+    return [*statements, carry_statement()[0]]
 
 
 def carry_statement(*, user_id: int | None = None) -> tuple[str, list]:
@@ -326,10 +297,6 @@ def recount(*, user=None) -> None:
 
 def stored_counts(*, user) -> dict:
     """deck id (None: the whole collection) → the stored counts, leaving out all-zero rows (for comparisons)."""
-    # Here, not at the top: migration 0012 imports this module for its SQL, and a migration must not load the
-    # current models.
-    from apps.flashcards.models import UserDeckCount
-
     return {row.pop("deck_id"): row for row in UserDeckCount.objects.filter(user=user).values("deck_id", *COUNT_COLUMNS)
             if any(row[column] for column in COUNT_COLUMNS)}
 

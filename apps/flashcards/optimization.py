@@ -32,7 +32,7 @@ from apps.core.exceptions import Conflict
 from apps.flashcards import scheduling
 from apps.flashcards.models import DeckPreset, JobStatus, OptimizationJob, ReviewLog
 from apps.flashcards.presets import assigned_presets, card_presets, preset_get
-from apps.flashcards.services import day_clock, settings_get
+from apps.flashcards.state import day_clock, settings_get
 
 MIN_REVIEWS = 400
 HOLDOUT_SHARE = 0.2

@@ -7,9 +7,9 @@ from rest_framework import serializers
 from apps.core.serializers import documented_json
 from apps.flashcards.checking import ANSWER_MAX_CHARS
 from apps.flashcards.images import ALT_MAX_CHARS
+from apps.flashcards.interchange.collection import FORMAT_NAME, FORMAT_VERSION, MAX_AFTER_KEYS
 from apps.flashcards.models import NOTE_MAX_CHARS, CardState, Flag, SourceType, SrsSettings
 from apps.flashcards.own_cards import BACK_MAX_CHARS, FRONT_MAX_CHARS, KINDS
-from apps.flashcards.transfer import FORMAT_NAME, FORMAT_VERSION, MAX_AFTER_KEYS
 
 MAX_STEP_MINUTES = 1440 * 7
 STATE_VALUES = [state.value for state in CardState]
@@ -257,7 +257,7 @@ class ImportReviewSerializer(serializers.Serializer):
     state_before = serializers.ChoiceField(choices=STATE_VALUES)
     state_after = serializers.ChoiceField(choices=STATE_VALUES)
     before = SnapshotSerializer()
-    after = documented_json({  # transfer._after
+    after = documented_json({  # collection._after
         "type": "object", "maxProperties": MAX_AFTER_KEYS, "description": "What the review endpoint answered, stored as given",
         "additionalProperties": {"oneOf": [{"type": "string", "maxLength": 200}, {"type": "number"}, {"type": "boolean"}],
                                  "nullable": True}}, "ReviewAnswerField", serializers.DictField)()

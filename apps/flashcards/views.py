@@ -16,17 +16,20 @@ from rest_framework.views import APIView
 from apps.core.exceptions import InvalidInput
 from apps.core.parsers import StreamingJSONParser
 from apps.flashcards import (
-    anki_import,
+    browse,
     checking,
+    decks,
     images,
     optimization,
     own_cards,
     presets,
-    selectors,
+    queue,
     services,
-    transfer,
+    state,
+    stats,
 )
 from apps.flashcards import serializers as s
+from apps.flashcards.interchange import anki_export, anki_import, collection
 from apps.flashcards.models import OptimizationJob
 
 ERRORS = {400: OpenApiResponse(description="Invalid input; `fields` names the field"),
@@ -43,14 +46,14 @@ class FlashcardApi(APIView):
 class DeckListApi(FlashcardApi):
     @extend_schema(responses={200: s.FlashcardDeckSerializer(many=True), **ERRORS}, summary="Decks with your counts")
     def get(self, request):
-        return Response(selectors.deck_list(user=request.user, now=timezone.now()))
+        return Response(decks.deck_list(user=request.user, now=timezone.now()))
 
 
 class DeckTreeApi(FlashcardApi):
     @extend_schema(responses={200: s.DeckTreeSerializer, **ERRORS},
                    summary="Deck tree (all → parts → chapters, then topics) with the due queue's counts per subtree")
     def get(self, request):
-        return Response(selectors.deck_tree(user=request.user, now=timezone.now()))
+        return Response(decks.deck_tree(user=request.user, now=timezone.now()))
 
 
 class DeckAddApi(FlashcardApi):
@@ -68,7 +71,7 @@ class DueApi(FlashcardApi):
         query = s.DueQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         data = query.validated_data
-        return Response(selectors.due_queue(user=request.user, deck_slug=data.get("deck") or None,
+        return Response(queue.due_queue(user=request.user, deck_slug=data.get("deck") or None,
                                             limit=data["limit"], now=timezone.now()))
 
 
@@ -79,7 +82,7 @@ class CramApi(FlashcardApi):
         query = s.CramQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         data = query.validated_data
-        return Response(selectors.cram_queue(user=request.user, deck_slug=data["deck"], limit=data["limit"],
+        return Response(queue.cram_queue(user=request.user, deck_slug=data["deck"], limit=data["limit"],
                                              include_new=data["include_new"], now=timezone.now()))
 
 
@@ -91,7 +94,7 @@ class CardBrowseApi(FlashcardApi):
         query.is_valid(raise_exception=True)
         filters = dict(query.validated_data)
         page, page_size = filters.pop("page"), filters.pop("page_size")
-        return Response(selectors.card_browse(user=request.user, filters=filters, page=page, page_size=page_size,
+        return Response(browse.card_browse(user=request.user, filters=filters, page=page, page_size=page_size,
                                               now=timezone.now()))
 
 
@@ -99,7 +102,7 @@ class AnkiDeckListApi(FlashcardApi):
     @extend_schema(responses={200: s.AnkiDeckSerializer(many=True), 401: ERRORS[401], 403: ERRORS[403]},
                    summary="The Anki decks your imported cards come from (with the decks above them), to browse by")
     def get(self, request):
-        return Response(selectors.anki_decks(user=request.user))
+        return Response(browse.anki_decks(user=request.user))
 
 
 class CardBulkApi(FlashcardApi):
@@ -222,7 +225,7 @@ class CardDetailApi(FlashcardApi):
     @extend_schema(parameters=[CARD_ID], responses={200: s.CardDetailSerializer, **ERRORS},
                    summary="One of your cards with its review history and FSRS memory after each review")
     def get(self, request, card_id: int):
-        return Response(selectors.card_detail(user=request.user, card_id=card_id, now=timezone.now()))
+        return Response(browse.card_detail(user=request.user, card_id=card_id, now=timezone.now()))
 
 
 class CardReviewApi(FlashcardApi):
@@ -261,7 +264,7 @@ class CardSuspendApi(FlashcardApi):
     @extend_schema(request=None, parameters=[CARD_ID], responses={200: s.CardStateSerializer, **ERRORS, **CONFLICT})
     def post(self, request, card_id: int):
         user_card = services.card_suspend(user=request.user, card_id=card_id, suspended=self.suspended)
-        return Response(services.card_state_body(user_card))
+        return Response(state.card_state_body(user_card))
 
 
 class CardUnsuspendApi(CardSuspendApi):
@@ -275,7 +278,7 @@ class CardBuryApi(FlashcardApi):
                    summary="Bury: hide the card until the next day starts (unbury: show it again now)")
     def post(self, request, card_id: int):
         user_card = services.card_bury(user=request.user, card_id=card_id, now=timezone.now(), buried=self.buried)
-        return Response(services.card_state_body(user_card))
+        return Response(state.card_state_body(user_card))
 
 
 class CardUnburyApi(CardBuryApi):
@@ -305,7 +308,7 @@ class CardNoteApi(FlashcardApi):
 class SrsSettingsApi(FlashcardApi):
     @extend_schema(responses={200: s.SrsSettingsSerializer, **ERRORS})
     def get(self, request):
-        return Response(s.SrsSettingsSerializer(services.settings_get(user=request.user)).data)
+        return Response(s.SrsSettingsSerializer(state.settings_get(user=request.user)).data)
 
     @extend_schema(request=s.SrsSettingsSerializer, responses={200: s.SrsSettingsSerializer, **ERRORS})
     def patch(self, request):
@@ -365,13 +368,13 @@ class DeckPresetAssignApi(FlashcardApi):
 class StatsApi(FlashcardApi):
     @extend_schema(responses={200: s.FlashcardStatsSerializer, **ERRORS})
     def get(self, request):
-        return Response(selectors.stats(user=request.user, now=timezone.now()))
+        return Response(stats.stats(user=request.user, now=timezone.now()))
 
 
 def _job_body(job: OptimizationJob) -> dict:
     return {"id": str(job.id), "preset": job.preset_id, "status": job.status, "review_count": job.review_count, "parameters": job.parameters,
-            "metrics": job.metrics, "error": job.error, "created_at": services.iso(job.created_at),
-            "finished_at": services.iso(job.finished_at)}
+            "metrics": job.metrics, "error": job.error, "created_at": state.iso(job.created_at),
+            "finished_at": state.iso(job.finished_at)}
 
 
 class OptimizeApi(FlashcardApi):
@@ -421,10 +424,10 @@ class ExportApi(FlashcardApi):
         query.is_valid(raise_exception=True)
         kind, user = query.validated_data["format"], request.user
         if kind == "json":
-            return Response(transfer.export_json(user=user, now=timezone.now()))
+            return Response(collection.export_json(user=user, now=timezone.now()))
         if kind == "csv":
-            return _download(transfer.export_csv(user=user).encode(), "text/csv; charset=utf-8", "flashcards.csv")
-        return _download(transfer.export_apkg(user=user, now=timezone.now()), "application/octet-stream",
+            return _download(anki_export.export_csv(user=user).encode(), "text/csv; charset=utf-8", "flashcards.csv")
+        return _download(anki_export.export_apkg(user=user, now=timezone.now()), "application/octet-stream",
                          "flashcards.apkg")
 
     def perform_content_negotiation(self, request, force=False):
@@ -440,7 +443,7 @@ def _download(content: bytes, content_type: str, filename: str) -> HttpResponse:
 
 class ImportParser(StreamingJSONParser):
     """A streamed JSON body with a larger limit: a collection with its review log runs to megabytes, read one card
-    at a time (transfer.import_json) so memory does not grow with the file."""
+    at a time (collection.import_json) so memory does not grow with the file."""
 
     MAX_BYTES = 20 * 1024 * 1024
     too_large_message = "Import file too large (at most 20 MB)."
@@ -483,4 +486,4 @@ class ImportApi(FlashcardApi):
     def post(self, request):
         # The body is validated field by field while it streams (the schema above documents it); 409 while
         # another import of the same collection runs.
-        return Response(transfer.import_json(user=request.user, document=request.data))
+        return Response(collection.import_json(user=request.user, document=request.data))

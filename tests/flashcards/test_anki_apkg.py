@@ -11,17 +11,10 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from apps.flashcards import transfer
+from apps.flashcards.interchange import anki_export
 from apps.flashcards.models import Card, ReviewLog, UserCard
-from apps.flashcards.services import (
-    card_bury,
-    card_review,
-    card_suspend,
-    day_clock,
-    deck_add,
-    settings_get,
-    settings_update,
-)
+from apps.flashcards.services import card_bury, card_review, card_suspend, deck_add, settings_update
+from apps.flashcards.state import day_clock, settings_get
 from tests.flashcards.conftest import new_review_id
 
 anki_collection = pytest.importorskip("anki.collection")
@@ -75,7 +68,7 @@ def test_package_ids_and_times_are_real(studied):
         cards = db.execute("select id, nid, mod from cards").fetchall()
         db.close()
     assert len(notes) == 5 and all(nid > 0 and mod > 0 for nid, mod in notes)
-    assert {nid for nid, _ in notes} == {transfer.ANKI_NOTE_ID_BASE + c.pk for c in Card.objects.all()}
+    assert {nid for nid, _ in notes} == {anki_export.ANKI_NOTE_ID_BASE + c.pk for c in Card.objects.all()}
     assert all(cid > 0 and mod > 0 for cid, _, mod in cards)
 
 
@@ -100,8 +93,8 @@ def test_anki_imports_the_package_with_scheduling_and_history(studied, content, 
             q1 = card_of("question", content["questions"][0])
             ours = UserCard.objects.get(user=user, card=q1)
             assert ours.state == 2
-            anki_card = col.get_card(transfer.ANKI_CARD_ID_BASE + q1.pk)
-            assert anki_card.nid == transfer.ANKI_NOTE_ID_BASE + q1.pk
+            anki_card = col.get_card(anki_export.ANKI_CARD_ID_BASE + q1.pk)
+            assert anki_card.nid == anki_export.ANKI_NOTE_ID_BASE + q1.pk
             assert col.decks.name(anki_card.did) == "LLM-serving interview kit::01 Foundations::01 C1"
             assert "<em>prefill</em>" in anki_card.question()
             assert anki_card.type == 2 and anki_card.queue == 2 and anki_card.reps == 3
@@ -115,15 +108,15 @@ def test_anki_imports_the_package_with_scheduling_and_history(studied, content, 
             assert round(anki_card.memory_state.difficulty, 2) == round(ours.difficulty, 2)
 
             q2 = card_of("question", content["questions"][1])
-            learning = col.get_card(transfer.ANKI_CARD_ID_BASE + q2.pk)
+            learning = col.get_card(anki_export.ANKI_CARD_ID_BASE + q2.pk)
             ours = UserCard.objects.get(user=user, card=q2)
             assert learning.type == 1 and learning.queue == 1 and learning.due == int(ours.due.timestamp())
             q3 = card_of("question", content["questions"][2])
-            assert col.get_card(transfer.ANKI_CARD_ID_BASE + q3.pk).queue == -1
+            assert col.get_card(anki_export.ANKI_CARD_ID_BASE + q3.pk).queue == -1
             term = card_of("term", content["term"])
-            assert col.get_card(transfer.ANKI_CARD_ID_BASE + term.pk).queue == -2
+            assert col.get_card(anki_export.ANKI_CARD_ID_BASE + term.pk).queue == -2
             number = card_of("number", content["number"])
-            assert col.get_card(transfer.ANKI_CARD_ID_BASE + number.pk).type == 0
+            assert col.get_card(anki_export.ANKI_CARD_ID_BASE + number.pk).type == 0
 
             # the learner keeps going in Anki with FSRS: the review card is answered from its carried state
             col.set_config("fsrs", True)
@@ -147,7 +140,7 @@ def test_reexport_after_an_edit_updates_the_note_in_place(studied, content, card
         col = _new_collection(Path(folder))
         try:
             _import(col, first, Path(folder), "first.apkg")
-            note_id = transfer.ANKI_NOTE_ID_BASE + card.pk
+            note_id = anki_export.ANKI_NOTE_ID_BASE + card.pk
             old_mtime = col.get_note(note_id).mod
             # an author edits the question; the card follows on commit
             q1.prompt = "What is *prefill*, exactly?"

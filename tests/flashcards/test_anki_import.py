@@ -278,13 +278,13 @@ def test_bad_packages_answer_400_naming_the_file(content, learner_client, body, 
 
 
 def test_too_large_is_refused(content, learner_client, monkeypatch):
-    monkeypatch.setattr("apps.flashcards.anki_import.MAX_BYTES", 1000)
+    monkeypatch.setattr("apps.flashcards.interchange.anki_import.MAX_BYTES", 1000)
     response = _post(learner_client, b"x" * 1001)
     assert response.status_code == 400 and "too large" in response.json()["detail"]
 
 
 def test_too_many_cards_is_refused(content, learner_client, package, monkeypatch):
-    monkeypatch.setattr("apps.flashcards.anki_import.MAX_CARDS", 3)
+    monkeypatch.setattr("apps.flashcards.interchange.anki_import.MAX_CARDS", 3)
     response = _post(learner_client, package["bytes"])
     assert response.status_code == 400 and "Too many cards: 4" in response.json()["detail"]
 

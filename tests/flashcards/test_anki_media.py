@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from apps.flashcards import anki_media, images
+from apps.flashcards import images
+from apps.flashcards.interchange import anki_media
 from apps.flashcards.models import Card, CardImage, OwnNote, UserCard
 from tests.flashcards.test_anki_import import _zstd_bomb
 

@@ -10,18 +10,12 @@ from django.db import connection
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from apps.flashcards import selectors
+from apps.flashcards import decks, state
+from apps.flashcards import queue as due_queues
 from apps.flashcards.deck_counts import carried_decks, recount, stored_counts
 from apps.flashcards.models import Card, CardState, Deck, DeckCardCount, UserCard, UserDeckCount
 from apps.flashcards.own_cards import own_card_create, own_card_delete, own_card_update
-from apps.flashcards.services import (
-    card_bury,
-    card_review,
-    card_suspend,
-    card_undo,
-    cards_bulk,
-    deck_add,
-)
+from apps.flashcards.services import card_bury, card_review, card_suspend, card_undo, cards_bulk, deck_add
 from tests.flashcards.conftest import new_review_id, tree_nodes
 
 IN_LEARNING = (CardState.LEARNING, CardState.RELEARNING)
@@ -61,7 +55,7 @@ def _stored_totals() -> dict:
 
 def _direct_deck_list(user, now) -> dict:
     """The deck list's counts as a direct query: retired cards count nowhere."""
-    end = selectors.day_clock(selectors.settings_get(user=user)).today_bounds(now)[1]
+    end = state.day_clock(state.settings_get(user=user)).today_bounds(now)[1]
     active = Q(suspended=False) & (Q(buried_until__isnull=True) | Q(buried_until__lte=now))
     found = {}
     for deck in Deck.objects.all():
@@ -83,15 +77,15 @@ def check(user, now=None) -> None:
     if connection.vendor == "postgresql":  # each card's row carries its card's decks
         assert carried_decks(user=user) == _direct_decks(user)
     assert _stored_totals() == _direct_totals()
-    nodes = tree_nodes(selectors.deck_tree(user=user, now=now))
+    nodes = tree_nodes(decks.deck_tree(user=user, now=now))
     assert nodes, "the tree has decks"
     for slug, node in nodes.items():
-        queue = selectors.due_queue(user=user, deck_slug=None if slug == "all" else slug, limit=500, now=now)
+        queue = due_queues.due_queue(user=user, deck_slug=None if slug == "all" else slug, limit=500, now=now)
         assert node["counts"] == queue["counts"], (slug, now)
         assert node["in_collection"] == (UserCard.objects.filter(user=user).count() if slug == "all" else
                                          UserCard.objects.filter(user=user, card__decks__slug=slug).count()), slug
     direct = _direct_deck_list(user, now)
-    for row in selectors.deck_list(user=user, now=now):
+    for row in decks.deck_list(user=user, now=now):
         assert {key: row[key] for key in direct[row["slug"]]} == direct[row["slug"]], (row["slug"], now)
 
 

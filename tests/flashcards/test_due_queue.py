@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from apps.flashcards.models import UserCard
-from apps.flashcards.selectors import QUEUE_FIELDS, _queue_cards
+from apps.flashcards.queue import QUEUE_FIELDS, _queue_cards
 from apps.flashcards.services import card_review, deck_add
 from tests.flashcards.conftest import T0, new_review_id
 

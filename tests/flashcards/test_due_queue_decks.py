@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from apps.flashcards import selectors
+from apps.flashcards import queue as due_queues
 from apps.flashcards.models import CardState, UserCard
 from apps.flashcards.own_cards import own_card_create
 from apps.flashcards.services import card_review, deck_add
@@ -54,17 +54,17 @@ def mixed(content, card_of, learner_client, quiet_settings):
 
 def _both(user, deck, limit, now, monkeypatch) -> tuple[dict, dict]:
     taken = []
-    small = selectors._small_deck_queue
+    small = due_queues._small_deck_queue
 
     def spy(**kwargs):
         taken.append(kwargs["deck"].slug if kwargs["deck"] else None)
         return small(**kwargs)
 
-    monkeypatch.setattr(selectors, "_small_deck_queue", spy)
-    read_whole = selectors.due_queue(user=user, deck_slug=deck, limit=limit, now=now)
+    monkeypatch.setattr(due_queues, "_small_deck_queue", spy)
+    read_whole = due_queues.due_queue(user=user, deck_slug=deck, limit=limit, now=now)
     assert taken == [None if deck == "all" else deck]  # "All cards" reads the whole collection
-    monkeypatch.setattr(selectors, "SMALL_DECK", -1)  # every deck scanned section by section
-    scanned = selectors.due_queue(user=user, deck_slug=deck, limit=limit, now=now)
+    monkeypatch.setattr(due_queues, "SMALL_DECK", -1)  # every deck scanned section by section
+    scanned = due_queues.due_queue(user=user, deck_slug=deck, limit=limit, now=now)
     monkeypatch.undo()
     assert len(taken) == 1
     return read_whole, scanned
@@ -92,7 +92,7 @@ def test_reading_a_deck_whole_keeps_todays_limits(mixed, monkeypatch, quiet_sett
 def test_the_deck_queue_is_not_empty(mixed):
     """The comparison above compares something: the decks hold cards of every section."""
     user, now = mixed
-    body = selectors.due_queue(user=user, deck_slug="chapter-c1", limit=50, now=now)
+    body = due_queues.due_queue(user=user, deck_slug="chapter-c1", limit=50, now=now)
     assert body["counts"]["learning"] and body["counts"]["review"] and body["counts"]["new"]
     assert body["next_learning_due"] is not None
 
@@ -104,9 +104,9 @@ def test_the_section_scans_are_planned_for_their_values(mixed, monkeypatch):
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL prepared statements")
     user, now = mixed
-    monkeypatch.setattr(selectors, "SMALL_DECK", -1)
+    monkeypatch.setattr(due_queues, "SMALL_DECK", -1)
     for _ in range(8):  # past DB_PREPARE_THRESHOLD (5)
-        queue = selectors.due_queue(user=user, deck_slug=None, limit=3, now=now)
+        queue = due_queues.due_queue(user=user, deck_slug=None, limit=3, now=now)
     assert [card["state"] for card in queue["cards"]] == [CardState.LEARNING] * 3  # the learning section's scan
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")

@@ -9,7 +9,8 @@ import pytest
 from django.utils import timezone
 
 from apps.flashcards.models import Deck, DeckKind, DeckPreset, UserCard
-from apps.flashcards.services import card_review, deck_add, settings_get
+from apps.flashcards.services import card_review, deck_add
+from apps.flashcards.state import settings_get
 from tests.flashcards.conftest import T0, new_review_id
 from tests.flashcards.test_transfer_optimize import _synthetic_history
 

@@ -161,7 +161,7 @@ def test_due_queue_order_and_daily_new_limit(collection, content, card_of, quiet
 
 
 def _queue(user, now, **kwargs):
-    from apps.flashcards.selectors import due_queue
+    from apps.flashcards.queue import due_queue
 
     return due_queue(user=user, deck_slug=kwargs.get("deck"), limit=kwargs.get("limit", 20), now=now)
 

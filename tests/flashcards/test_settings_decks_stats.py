@@ -3,8 +3,8 @@ from datetime import timedelta
 import pytest
 
 from apps.flashcards.models import UserCard
-from apps.flashcards.selectors import stats
 from apps.flashcards.services import card_review, deck_add
+from apps.flashcards.stats import stats
 from tests.flashcards.conftest import T0, new_review_id
 
 SETTINGS = "/api/v1/srs/settings/"

@@ -11,7 +11,8 @@ from fsrs import Rating, Scheduler
 
 from apps.flashcards.models import Card, JobStatus, OptimizationJob, ReviewLog, UserCard
 from apps.flashcards.optimization import optimization_job_run
-from apps.flashcards.services import card_review, deck_add, settings_get
+from apps.flashcards.services import card_review, deck_add
+from apps.flashcards.state import settings_get
 from tests.flashcards.conftest import T0, new_review_id
 
 EXPORT = "/api/v1/flashcards/export/"

@@ -1,28 +1,24 @@
-"""Reads: the due queue, deck counts and review statistics, all in the learner's local days."""
+"""The due queue and cram queue: what the learner reviews next, in their local day, within deck limits."""
 
 from __future__ import annotations
 
-import html
-import re
 from datetime import UTC, datetime, timedelta
 
 from django.db import connection, connections
-from django.db.models import Case, Count, F, OuterRef, Q, QuerySet, Subquery, TextField, Value, When, Window
+from django.db.models import Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from apps.core.models import Status
 from apps.core.plain_sql import Columns, placeholders, planned_for_their_values, probe_join
 from apps.courses.models import Chapter, Part
 from apps.flashcards import scheduling
-from apps.flashcards.content import CHAPTER_DECK_PREFIX, chapter_slug_of_deck, hidden_deck_slugs, visible_decks
-from apps.flashcards.deck_counts import EMPTY_DUE, EMPTY_KEPT, request_counts
+from apps.flashcards.content import CHAPTER_DECK_PREFIX, chapter_slug_of_deck, hidden_deck_slugs
 from apps.flashcards.models import (
     Card,
     CardState,
     Deck,
     DeckKind,
     DeckPresetAssignment,
-    OwnNote,
     ReviewLog,
     SourceType,
     UserCard,
@@ -37,7 +33,7 @@ from apps.flashcards.presets import (
     done_today_by_deck,
     scheduler_config,
 )
-from apps.flashcards.services import day_clock, iso, memory_of, settings_get
+from apps.flashcards.state import day_clock, iso, memory_of, settings_get
 from apps.glossary.models import Term
 
 LEARN_AHEAD = timedelta(minutes=20)  # like Anki: when nothing else is left, show learning cards due soon
@@ -51,11 +47,11 @@ def _not_buried(now: datetime) -> Q:
 def _active_cards(*, user, deck: Deck | None, now: datetime):
     queryset = UserCard.objects.filter(user=user, suspended=False).filter(_not_buried(now))
     if deck is not None and deck.slug != "all":
-        queryset = queryset.filter(card_id__in=_deck_card_ids(deck_id=deck.pk))
+        queryset = queryset.filter(card_id__in=deck_card_ids(deck_id=deck.pk))
     return queryset
 
 
-def _deck_card_ids(**deck) -> QuerySet:
+def deck_card_ids(**deck) -> QuerySet:
     """The ids of a deck's cards, as a subquery: a semi-join on the deck membership table (its (card, deck) index),
     so a LIMITed scan in due order probes each card's membership instead of joining every card of the deck first."""
     return Card.decks.through.objects.filter(**deck).values("card_id")
@@ -82,7 +78,7 @@ def _today_sql(*, user, start: datetime, deck_counted: bool, deck: Deck | None) 
     return sql, [*params, user.pk, connection.ops.adapt_datetimefield_value(start)]
 
 
-def _done_today(*, user, start: datetime) -> dict[str, int]:
+def done_today(*, user, start: datetime) -> dict[str, int]:
     sql, params = _today_sql(user=user, start=start, deck_counted=False, deck=None)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -99,7 +95,7 @@ def _today_and_deck(*, user, start: datetime, deck: Deck | None) -> tuple[dict[s
     return dict(zip(TODAY_FIGURES, figures, strict=True)), cards or 0, bool(any_preset)
 
 
-def _default_limits(srs, done: dict[str, int]) -> Limits:
+def default_limits(srs, done: dict[str, int]) -> Limits:
     """The Default preset's limits (the learner's settings) against all of today's reviews."""
     return Limits(new_left=max(0, srs.new_cards_per_day - done["new"]),
                   reviews_left=max(0, srs.max_reviews_per_day - done["review"]))
@@ -323,7 +319,7 @@ def due_queue(*, user, deck_slug: str | None, limit: int, now: datetime) -> dict
     done, cards_in_deck, any_preset = _today_and_deck(user=user, start=start, deck=whole)
     assigned = assigned_presets(user=user) if any_preset else {}
     chain = deck_chain(deck)
-    limits = deck_limits(chain, default=_default_limits(srs, done), assigned=assigned,
+    limits = deck_limits(chain, default=default_limits(srs, done), assigned=assigned,
                          done=done_today_by_deck(user=user, start=start, deck_ids=[d for d in chain if d in assigned]))
     reviews_left, new_left = limits.reviews_left, limits.new_left
     if cards_in_deck <= SMALL_DECK:
@@ -392,329 +388,3 @@ def cram_queue(*, user, deck_slug: str, limit: int, include_new: bool, now: date
                    "retrievability": None if recall_of.get(card_id) is None else round(recall_of[card_id], 4)}
                   for card_id in chosen],
     }
-
-
-def deck_list(*, user, now: datetime) -> list[dict]:
-    """Every deck the learner may see with its cards (total: those they may see) and, of those in their collection,
-    the new, learning and due review cards; retired cards count nowhere. One query (deck_counts.request_counts):
-    the stored per-deck counts, less what the clock takes off, plus the cards due now."""
-    srs = settings_get(user=user)
-    end = day_clock(srs).today_bounds(now)[1]
-    kept, due, visible = request_counts(user=user, now=now, end=end)
-    rows = []
-    for deck in visible_decks():
-        stored, clock = kept.get(deck.pk, EMPTY_KEPT), due.get(deck.pk, EMPTY_DUE)
-        rows.append({"slug": deck.slug, "title": deck.title, "kind": deck.kind, "total": visible.get(deck.pk, 0),
-                     "in_collection": stored["live"], "new": stored["live_new_cards"] - clock["live_buried_new"],
-                     "learning": clock["live_learning"], "review_due": clock["live_review"]})
-    return rows
-
-
-def deck_tree(*, user, now: datetime) -> dict:
-    """All cards → parts → chapters, then the question topics, each with the counts the due queue filtered by that
-    deck would show (learning, review and new, the last two capped by what today's limits still allow: the Default's,
-    or those of the presets of the deck and its parent, as in presets.deck_limits).
-
-    A part's deck holds every card of its chapters, so a node's counts are its subtree's cards counted once (a card
-    linked to two chapters of a part is one card of the part). The counts that do not depend on the clock (cards in
-    the collection, new cards not suspended, cards the learner may see) are stored per deck and kept by the
-    database (deck_counts); a request reads them and counts only its due cards (deck_counts.request_counts: one
-    query, whatever the collection size). The root counts the whole collection.
-    """
-    srs = settings_get(user=user)
-    start, end = day_clock(srs).today_bounds(now)
-    default = _default_limits(srs, _done_today(user=user, start=start))
-    assigned = assigned_presets(user=user)
-    done_by_deck = done_today_by_deck(user=user, start=start, deck_ids=list(assigned))
-    kept, due, visible = request_counts(user=user, now=now, end=end)
-
-    def node(deck: Deck, key: int | None) -> dict:
-        limits = deck_limits(deck_chain(deck), default=default, assigned=assigned, done=done_by_deck)
-        preset = assigned.get(deck.pk)
-        stored, clock = kept.get(key, EMPTY_KEPT), due.get(key, EMPTY_DUE)
-        return {"slug": deck.slug, "title": deck.title, "kind": deck.kind, "total": visible.get(deck.pk, 0),
-                "in_collection": stored["cards"],
-                "counts": {"learning": clock["learning"], "review": min(clock["review"], limits.reviews_left),
-                           "new": min(stored["new_cards"] - clock["new_out"], limits.new_left)},
-                "preset": None if preset is None else {"id": preset.pk, "name": preset.name},
-                "children": []}
-
-    decks = list(visible_decks())
-    nodes = {deck.pk: node(deck, None if deck.slug == "all" else deck.pk) for deck in decks}
-    roots, parts = [], []
-    for deck in decks:  # in (order, slug) order, so children stay in curriculum order
-        if deck.kind == DeckKind.PART:
-            parts.append(nodes[deck.pk])
-        elif deck.parent_id is not None:
-            if deck.parent_id in nodes:  # a chapter of a hidden part is hidden with it
-                nodes[deck.parent_id]["children"].append(nodes[deck.pk])
-        elif deck.kind != DeckKind.ALL:
-            roots.append(nodes[deck.pk])
-    top = next((nodes[deck.pk] for deck in decks if deck.kind == DeckKind.ALL), None)
-    if top is not None:
-        top["children"] = parts
-        roots.insert(0, top)
-    return {"day_ends_at": iso(end), "limits": {"new_left": default.new_left, "reviews_left": default.reviews_left},
-            "decks": roots}
-
-
-# --- card browser -------------------------------------------------------------------------------------------
-
-BROWSE_SORTS = {"due": "due", "added": "added_at", "lapses": "lapses", "reps": "reps", "difficulty": "difficulty",
-                "stability": "stability", "last_review": "last_review", "card": "card_id"}
-# Orders an index gives for the learner's cards: (user, due, card) and (user, card)
-INDEXED_SORTS = {"due", "card"}
-BROWSE_FIELDS = ("id", "card_id", "state", "stability", "difficulty", "due", "last_review", "reps", "lapses",
-                 "suspended", "leech", "buried_until", "added_at", "flag", "card__owner", "card__source_type", "card__source_id",
-                 "card__front", "card__back", "card__retired")
-
-
-def card_search(*, user, filters: dict, now: datetime) -> QuerySet:
-    """The learner's cards matching every given filter, in the requested order (then card id): one SQL query, after
-    looking the deck and topic up by slug.
-
-    ``q`` matches a substring of the front or back (case-insensitive; on PostgreSQL a trigram index on each side
-    finds them); ``deck`` and ``tag`` (a question topic) test deck membership; ``anki_deck`` keeps the learner's own
-    cards imported from that Anki deck or one of its subdecks (as Anki's deck:"A::B" search: "A::B" and
-    "A::B::C", not "A::Bx"; the name as written, case included; ``*`` is Anki's wildcard); ``due_before`` /
-    ``due_after`` are days in the learner's calendar (due before that day starts, due after it ends). The default
-    order (due, then card) is read from the ``usercard_browse_due`` index, so a page need not sort every match.
-    """
-    queryset = UserCard.objects.filter(user=user)
-    if filters.get("q"):
-        queryset = queryset.filter(Q(card__front__icontains=filters["q"]) | Q(card__back__icontains=filters["q"]))
-    slugs = [filters["deck"]] if filters.get("deck") and filters["deck"] != "all" else []
-    slugs += [f"topic-{filters['tag']}"] if filters.get("tag") else []
-    if slugs:  # each deck by its id, so the planner knows how many cards each holds
-        deck_ids = dict(Deck.objects.filter(slug__in=slugs).values_list("slug", "id"))
-        if len(deck_ids) < len(set(slugs)):  # no such deck: no card is in it
-            return UserCard.objects.none()
-        for slug in slugs:
-            queryset = queryset.filter(card_id__in=_deck_card_ids(deck_id=deck_ids[slug]))
-    if filters.get("anki_deck"):
-        notes = OwnNote.objects.filter(user=user).filter(_in_anki_deck(filters["anki_deck"]))
-        queryset = queryset.filter(card__source_type=SourceType.OWN, card__owner=user,
-                                   card__source_id__in=notes.values("id"))
-    if filters.get("state"):
-        queryset = queryset.filter(state__in=filters["state"])
-    if filters.get("suspended") is not None:
-        queryset = queryset.filter(suspended=filters["suspended"])
-    if filters.get("buried") is not None:
-        buried = Q(buried_until__gt=now)
-        queryset = queryset.filter(buried if filters["buried"] else ~buried | Q(buried_until__isnull=True))
-    if filters.get("flag") is not None:
-        queryset = queryset.filter(flag=filters["flag"])
-    clock = day_clock(settings_get(user=user)) if filters.get("due_before") or filters.get("due_after") else None
-    if filters.get("due_before"):
-        queryset = queryset.filter(due__lt=clock.start_of(filters["due_before"]))
-    if filters.get("due_after"):
-        queryset = queryset.filter(due__gte=clock.start_of(filters["due_after"] + timedelta(days=1)))
-    if filters.get("lapses_min") is not None:
-        queryset = queryset.filter(lapses__gte=filters["lapses_min"])
-    if filters.get("difficulty_min") is not None:
-        queryset = queryset.filter(difficulty__gte=filters["difficulty_min"])
-    if filters.get("difficulty_max") is not None:
-        queryset = queryset.filter(difficulty__lte=filters["difficulty_max"])
-    sort = filters.get("sort") or "due"
-    descending = sort.startswith("-")
-    column = F(BROWSE_SORTS[sort.lstrip("-")])
-    ordering = column.desc(nulls_last=True) if descending else column.asc(nulls_last=True)
-    return queryset.order_by(ordering, "-card_id" if descending else "card_id")
-
-
-def _in_anki_deck(name: str) -> Q:
-    """The deck itself or any deck below it ("A::B" holds "A::B::C"); LIKE's wildcards in a name are escaped.
-
-    ``*`` is Anki's wildcard (deck:"A*"): any run of characters, "::" included, and as in Anki the pattern matches a
-    whole name or the part of one before a "::" (its subdecks). Every other character stands for itself (escaped
-    for the regular expression, which PostgreSQL and Python's ``re`` read alike here)."""
-    if "*" not in name:
-        return Q(anki_deck=name) | Q(anki_deck__startswith=f"{name}::")
-    glob = ".*".join(re.escape(part) for part in name.split("*"))
-    return Q(anki_deck__regex=rf"(?s)\A{glob}(?:::.*)?\Z") & ~Q(anki_deck="")
-
-
-def anki_decks(*, user) -> list[dict]:
-    """The Anki decks the learner's own cards in their collection were imported from, each with the decks above it
-    (Anki's tree: "A::B::C" lists "A", "A::B" and "A::B::C"), and how many of those cards each holds with its
-    subdecks, by name. Only the learner's own notes are read."""
-    in_collection = UserCard.objects.filter(user=user, card__owner=user, card__source_type=SourceType.OWN)
-    per_name = (OwnNote.objects.filter(user=user, id__in=in_collection.values("card__source_id"))
-                .exclude(anki_deck="").values_list("anki_deck").annotate(cards=Count("id")).order_by())
-    cards: dict[str, int] = {}
-    for name, count in per_name:
-        levels = name.split("::")
-        for depth in range(1, len(levels) + 1):
-            above = "::".join(levels[:depth])
-            cards[above] = cards.get(above, 0) + count
-    return [{"name": name, "cards": cards[name]} for name in sorted(cards, key=lambda n: (n.split("::"), n))]
-
-
-def _with_anki_deck(queryset: QuerySet, *, user) -> QuerySet:
-    """Each card with ``anki_deck``: the Anki deck the learner's own card was imported from, read in the same query;
-    empty for any other card (and for an own card written here)."""
-    note_deck = OwnNote.objects.filter(pk=OuterRef("card__source_id"), user=user).values("anki_deck")[:1]
-    return queryset.annotate(anki_deck=Case(
-        When(card__source_type=SourceType.OWN, card__owner=user, then=Subquery(note_deck)), default=Value(""),
-        output_field=TextField()))
-
-
-_TAG = re.compile(r"<[^>]*>")
-
-
-def _row_text(text: str) -> str:
-    """A side as a browser row shows it: text only, as Anki's browser shows a field (an imported card's HTML tags
-    dropped, its entities read; Markdown stays as written), on one line, the first 300 characters."""
-    if "<" in text or "&" in text:
-        text = html.unescape(_TAG.sub(" ", text))
-    return " ".join(text.split())[:300]
-
-
-def browse_row(user_card: UserCard, *, now: datetime) -> dict:
-    card = user_card.card
-    return {
-        "card_id": user_card.card_id, "source_type": card.source_type, "source_id": card.source_id,
-        "front": _row_text(card.front), "back": _row_text(card.back), "state": user_card.state,
-        "state_name": CardState(user_card.state).label, "due": iso(user_card.due),
-        "last_review": iso(user_card.last_review), "added_at": iso(user_card.added_at), "reps": user_card.reps,
-        "lapses": user_card.lapses, "stability": user_card.stability, "difficulty": user_card.difficulty,
-        "suspended": user_card.suspended, "leech": user_card.leech, "retired": card.retired,
-        "buried": user_card.buried_until is not None and user_card.buried_until > now,
-        "flag": user_card.flag, "own": card.owner_id is not None,
-        "anki_deck": getattr(user_card, "anki_deck", None) or "",
-    }
-
-
-def card_browse(*, user, filters: dict, page: int, page_size: int, now: datetime) -> dict:
-    """A page of the search: the page's ids first, found from the filters and sort alone (the learner's card rows
-    and their indexes, the card's text only where a filter reads it), then what a row shows for just those ids.
-    Sorting the matches with their card text joined read the whole card table for a page of new cards sorted by
-    date added (26 ms at 50,000 cards against 4 ms). In an order an index gives (``INDEXED_SORTS``) the page is a
-    walk that stops after it, and the matches are counted apart, only when the page does not tell how many there
-    are (a full page, or an empty one past the first): a rare word's search is not run twice. In any other order
-    every match is read and sorted for the page anyway, and a window counts them in the same statement (a count
-    over the whole walk would read far more than the page for the indexed orders)."""
-    queryset = card_search(user=user, filters=filters, now=now)
-    offset = (page - 1) * page_size
-    if (filters.get("sort") or "due").lstrip("-") in INDEXED_SORTS:
-        page_ids = list(queryset.values_list("id", flat=True)[offset:offset + page_size])
-        partial = len(page_ids) < page_size and (page_ids or offset == 0)
-        total = offset + len(page_ids) if partial else queryset.count()
-    else:  # every match is read to be sorted anyway: the count comes with the page, a window over the same rows
-        found = list(queryset.annotate(total=Window(Count("id"))).values_list("id", "total")[offset:offset + page_size])
-        page_ids = [row_id for row_id, _ in found]
-        total = found[0][1] if found else (0 if offset == 0 else queryset.count())
-    shown = UserCard.objects.filter(id__in=page_ids).select_related("card").only(*BROWSE_FIELDS)
-    rows = {user_card.pk: user_card for user_card in _with_anki_deck(shown, user=user)}
-    return {"count": total, "page": page, "page_size": page_size,  # a row deleted meanwhile is left out
-            "results": [browse_row(rows[row_id], now=now) for row_id in page_ids if row_id in rows]}
-
-
-def card_detail(*, user, card_id: int, now: datetime) -> dict:
-    """One card of the learner's: its text, where it comes from, its state and every review with the FSRS memory
-    (stability, difficulty) it left behind, oldest first."""
-    user_card = get_object_or_404(_with_anki_deck(UserCard.objects.select_related("card"), user=user), user=user,
-                                  card_id=card_id)
-    srs = settings_get(user=user)
-    scheduler = scheduler_config(srs).scheduler(fuzzing=False)
-    history = []
-    for log in user_card.reviews.order_by("reviewed_at", "id"):
-        after = log.after or {}
-        before = log.before or {}
-        retrievability = None
-        if before.get("stability") and before.get("last_review"):
-            memory = scheduling.Memory(state=before["state"], step=before.get("step"), stability=before["stability"],
-                                       difficulty=before.get("difficulty"), due=log.reviewed_at,
-                                       last_review=datetime.fromisoformat(before["last_review"]))
-            retrievability = scheduling.retrievability(memory, now=log.reviewed_at, scheduler=scheduler)
-        history.append({
-            "review_id": str(log.review_id), "reviewed_at": iso(log.reviewed_at), "rating": log.rating,
-            "duration_ms": log.duration_ms, "state_before": log.state_before, "state_after": log.state_after,
-            "stability": after.get("stability"), "difficulty": after.get("difficulty"), "due": after.get("due"),
-            "retrievability_before": None if retrievability is None else round(retrievability, 4),
-        })
-    decks = list(user_card.card.decks.exclude(slug__in=hidden_deck_slugs()).values("slug", "title", "kind"))
-    return {**browse_row(user_card, now=now), "front": user_card.card.front, "back": user_card.card.back,
-            "front_html": user_card.card.front_html, "back_html": user_card.card.back_html, "decks": decks,
-            "note": user_card.note, "links": source_links([user_card.card])[user_card.card_id], "history": history}
-
-
-# --- statistics ---------------------------------------------------------------------------------------------
-
-PERIODS = {"7d": 7, "30d": 30, "365d": 365}
-
-
-def stats(*, user, now: datetime) -> dict:
-    srs = settings_get(user=user)
-    clock = day_clock(srs)
-    today = clock.day_of(now)
-    first_day = today - timedelta(days=364)
-    logs = ReviewLog.objects.filter(user=user, reviewed_at__gte=clock.start_of(first_day))
-    per_day: dict = {}
-    retention = {name: [0, 0] for name in PERIODS}
-    for reviewed_at, rating, state_before in logs.values_list("reviewed_at", "rating", "state_before").iterator():
-        day = clock.day_of(reviewed_at)
-        per_day[day] = per_day.get(day, 0) + 1
-        if state_before != CardState.REVIEW:
-            continue
-        for name, days in PERIODS.items():
-            if (today - day).days < days:
-                retention[name][0] += 1
-                retention[name][1] += rating >= 2
-    heatmap = [{"date": (first_day + timedelta(days=i)).isoformat(),
-                "count": per_day.get(first_day + timedelta(days=i), 0)} for i in range(365)]
-    return {
-        "today": today.isoformat(),
-        "reviews_per_day": heatmap,
-        "streak": _streak(per_day, today),
-        "true_retention": {name: {"reviews": total, "passed": passed,
-                                  "retention": round(passed / total, 4) if total else None}
-                           for name, (total, passed) in retention.items()},
-        "forecast": _forecast(user=user, clock=clock, today=today),
-        "card_counts": _card_counts(user=user),
-        "average_retrievability": _average_retrievability(user=user, now=now, srs=srs),
-    }
-
-
-def _streak(per_day: dict, today) -> int:
-    """Consecutive days with reviews ending today (or yesterday, while today has none yet)."""
-    day = today if per_day.get(today) else today - timedelta(days=1)
-    streak = 0
-    while per_day.get(day):
-        streak += 1
-        day -= timedelta(days=1)
-    return streak
-
-
-def _forecast(*, user, clock: scheduling.DayClock, today) -> list[dict]:
-    """Cards falling due on each of the next 30 days; overdue cards count for today."""
-    horizon = clock.start_of(today + timedelta(days=30))
-    counts = [0] * 30
-    due_times = UserCard.objects.filter(user=user, suspended=False, due__lt=horizon).exclude(
-        state=CardState.NEW).values_list("due", flat=True)
-    for due in due_times.iterator():
-        counts[max(0, (clock.day_of(due) - today).days)] += 1
-    return [{"date": (today + timedelta(days=i)).isoformat(), "count": counts[i]} for i in range(30)]
-
-
-def _card_counts(*, user) -> dict[str, int]:
-    """Active cards by state, plus suspended (leeches included) and the total."""
-    return UserCard.objects.filter(user=user).aggregate(
-        total=Count("id"), suspended_cards=Count("id", filter=Q(suspended=True)),
-        leeches=Count("id", filter=Q(leech=True)),
-        **{state.label.lower(): Count("id", filter=Q(state=state, suspended=False)) for state in CardState},
-    )
-
-
-def _average_retrievability(*, user, now: datetime, srs) -> float | None:
-    scheduler = scheduler_config(srs).scheduler(fuzzing=False)
-    values = []
-    rows = UserCard.objects.filter(user=user).exclude(state=CardState.NEW).exclude(stability__isnull=True)
-    for state, stability, difficulty, last_review, due in rows.values_list(
-            "state", "stability", "difficulty", "last_review", "due").iterator():
-        memory = scheduling.Memory(state=state, step=None if state == CardState.REVIEW else 0, stability=stability,
-                                   difficulty=difficulty, due=due, last_review=last_review)
-        value = scheduling.retrievability(memory, now=now, scheduler=scheduler)
-        if value is not None:
-            values.append(value)
-    return round(sum(values) / len(values), 4) if values else None

@@ -8,7 +8,7 @@ moving from Anki keeps their history.
   update Anki. Older packages (``meta`` version 1 or 2, or no ``meta``): ``collection.anki21``, or
   ``collection.anki2`` from older Anki. A version newer than 3 is refused with a message.
 - Media: the images the added cards show (``<img src="name.png">``) become the learner's card images, through the
-  upload's checks, size limit and quota, and the cards show them by their path (apps.flashcards.anki_media: the
+  upload's checks, size limit and quota, and the cards show them by their path (apps.flashcards.interchange.anki_media: the
   package's media layouts, bounds). A file refused there (a sound, not an image, too large, over the quota) leaves
   its card's text as it is and is reported in the result's ``media``; the import goes on.
 - Bounds: the body (MAX_BYTES), the collection once unzipped and decompressed (MAX_COLLECTION_BYTES: read from the
@@ -47,9 +47,9 @@ from django.db import transaction
 
 from apps.core.exceptions import InvalidInput
 from apps.flashcards import own_cards
-from apps.flashcards.anki_media import link_images, media_import, protobuf_fields
+from apps.flashcards.interchange.anki_media import link_images, media_import, protobuf_fields
 from apps.flashcards.models import Card, CardState, Deck, OwnNote, ReviewLog, SourceType, SrsSettings, UserCard
-from apps.flashcards.services import day_clock, settings_get
+from apps.flashcards.state import day_clock, settings_get
 
 MAX_BYTES = 20 * 1024 * 1024
 MAX_COLLECTION_BYTES = 64 * 1024 * 1024

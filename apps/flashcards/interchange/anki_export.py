@@ -1,16 +1,12 @@
-"""Export of a learner's collection (JSON, CSV, Anki .apkg) and import of a JSON export.
+"""Export for Anki: a package (.apkg) and a CSV file Anki's importer reads without choices.
 
-Formats:
-- JSON: ``{"format": "llmkit-flashcards", "version": 1, "exported_at", "cards": [...]}``; each card holds its
-  source (``source_type``, ``source_id``), front/back, every scheduling column and ``reviews`` (the full log with
-  the before-state snapshots). Importing it restores the collection exactly.
-- CSV: one plain CSV file, one row per card, with Anki's header lines (``#separator:comma``, ``#html:true``,
-  ``#columns:``, ``#deck column:``, ``#tags column:``, ``#guid column:``): Anki's importer reads it without choices
-  (one note per card, in the same deck tree as the package) and a spreadsheet gets each card's state.
-- apkg: an Anki package: one note per card (HTML fields, stable ids, real modification times) in a deck tree
+- apkg: one note per card (HTML fields, stable ids, real modification times) in a deck tree
   "kit::part::chapter", each card with the learner's scheduling (type, queue, due, interval, FSRS memory state)
   and the review log as Anki's revlog, so a learner can move to Anki and keep going. A later export of edited
   content updates the notes already in Anki (same guid and id, newer modification time).
+- CSV: one plain CSV file, one row per card, with Anki's header lines (``#separator:comma``, ``#html:true``,
+  ``#columns:``, ``#deck column:``, ``#tags column:``, ``#guid column:``): Anki's importer reads it without choices
+  (one note per card, in the same deck tree as the package) and a spreadsheet gets each card's state.
 """
 
 from __future__ import annotations
@@ -24,7 +20,6 @@ import json
 import re
 import sqlite3
 import tempfile
-import uuid
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -32,54 +27,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import genanki
-from django.db import IntegrityError, OperationalError, transaction
-from django.db.models import Q
 from django.utils.dateparse import parse_datetime
-from rest_framework.exceptions import ValidationError
 
-from apps.core.exceptions import Conflict
-from apps.core.parsers import StreamedJSON
 from apps.courses.models import Chapter
 from apps.flashcards import scheduling
 from apps.flashcards.content import SOURCE_MODELS
+from apps.flashcards.interchange.collection import learner_cards
 from apps.flashcards.models import Card, CardImage, CardState, ReviewLog, SourceType, SrsSettings, UserCard
-from apps.flashcards.services import SNAPSHOT_FIELDS, day_clock, iso, settings_get, snapshot
+from apps.flashcards.state import day_clock, iso, settings_get
 
-FORMAT_NAME = "llmkit-flashcards"
-FORMAT_VERSION = 1
-REVIEW_FIELDS = ("review_id", "rating", "reviewed_at", "duration_ms", "state_before", "state_after")
-
-
-def _collection(user):
-    return UserCard.objects.filter(user=user).select_related("card").order_by("id")
-
-
-def _reviews_by_card(user) -> dict[int, list[ReviewLog]]:
-    grouped: dict[int, list[ReviewLog]] = {}
-    for log in ReviewLog.objects.filter(user=user).order_by("reviewed_at", "id").iterator():
-        grouped.setdefault(log.user_card_id, []).append(log)
-    return grouped
-
-
-def review_dict(log: ReviewLog) -> dict:
-    return {"review_id": str(log.review_id), "rating": log.rating, "reviewed_at": iso(log.reviewed_at),
-            "duration_ms": log.duration_ms, "state_before": log.state_before, "state_after": log.state_after,
-            "before": log.before, "after": log.after}
-
-
-def export_json(*, user, now: datetime) -> dict:
-    reviews = _reviews_by_card(user)
-    cards = [
-        {"source_type": uc.card.source_type, "source_id": uc.card.source_id, "front": uc.card.front,
-         "back": uc.card.back, "added_at": iso(uc.added_at), **snapshot(uc),
-         "reviews": [review_dict(log) for log in reviews.get(uc.pk, [])]}
-        for uc in _collection(user)
-    ]
-    return {"format": FORMAT_NAME, "version": FORMAT_VERSION, "exported_at": iso(now), "cards": cards}
-
-
-# --- Anki ---------------------------------------------------------------------------------------------------
-#
 # Ids: Anki treats note, card and review ids as millisecond timestamps (Check Database renumbers any later than
 # tomorrow), so ours are fixed bases in the past plus our primary keys: stable across exports, never 0, and the
 # same note id for the same card in every learner's package. Review ids are the review times in milliseconds.
@@ -318,7 +274,7 @@ def export_apkg(*, user, now: datetime | None = None) -> bytes:
     srs = settings_get(user=user)
     clock = _AnkiClock(srs)
     decay = (srs.parameters or scheduling.DEFAULT_PARAMETERS)[20]
-    user_cards = list(_collection(user))
+    user_cards = list(learner_cards(user))
     deck_of, decks = anki_decks([uc.card for uc in user_cards])
     revlog, last_seen = _revlog_rows(user, clock)
     media = anki_media(user, user_cards)
@@ -365,7 +321,7 @@ def export_csv(*, user) -> str:
     needs no choices: comma separator, HTML fields, the Basic note type with Front/Back mapped by column name,
     the deck (root::part::chapter), tag and GUID columns. The other columns (scheduling) are for spreadsheets;
     Anki leaves them unmapped."""
-    user_cards = list(_collection(user))
+    user_cards = list(learner_cards(user))
     deck_of, _ = anki_decks([uc.card for uc in user_cards])
     buffer = io.StringIO()
     buffer.write("#separator:comma\n#html:true\n#notetype:Basic\n")
@@ -384,258 +340,3 @@ def export_csv(*, user) -> str:
     return buffer.getvalue()
 
 
-# --- import -------------------------------------------------------------------------------------------------
-
-
-MAX_CARDS, MAX_REVIEWS_PER_CARD, MAX_ERRORS, BATCH = 20_000, 10_000, 50, 500
-STATES = {state.value for state in CardState}
-SOURCE_TYPES = {source_type.value for source_type in SourceType}
-SNAPSHOT_RULES = {  # name: (kind, minimum, maximum, nullable) — the same bounds as the API's SnapshotSerializer
-    "state": ("state", None, None, False), "step": ("int", 0, 100, True), "stability": ("float", 0.001, 1e6, True),
-    "difficulty": ("float", 1, 10, True), "due": ("datetime", None, None, False),
-    "last_review": ("datetime", None, None, True), "reps": ("int", 0, 10**7, False),
-    "lapses": ("int", 0, 10**7, False), "suspended": ("bool", None, None, False), "leech": ("bool", None, None, False),
-    "buried_until": ("datetime", None, None, True), "source_changed": ("bool", None, None, False),
-}
-CARD_RULES = {**SNAPSHOT_RULES, "source_type": ("source_type", None, None, False),
-              "source_id": ("int", 1, 2**63 - 1, False), "added_at": ("datetime", None, None, False)}
-REVIEW_RULES = {"review_id": ("uuid", None, None, False), "rating": ("int", 1, 4, False),
-                "reviewed_at": ("datetime", None, None, False), "duration_ms": ("int", 0, 86_400_000, True),
-                "state_before": ("state", None, None, False), "state_after": ("state", None, None, False)}
-HEADER = {"format", "version", "exported_at", "cards"}
-MAX_AFTER_KEYS = 64
-
-
-class _Errors(dict):
-    """field path -> messages; full at MAX_ERRORS (then the import stops reading and answers them)."""
-
-    def add(self, field: str, message: str) -> None:
-        self.setdefault(field, []).append(message)
-        if len(self) >= MAX_ERRORS:
-            raise ValidationError(dict(self))
-
-
-def _field(errors: _Errors, path: str, rule: tuple, value):
-    """One field checked against its rule; returns the clean value (None after recording an error)."""
-    kind, low, high, nullable = rule
-    if value is None:
-        if not nullable:
-            errors.add(path, "This field may not be null." if kind else "This field is required.")
-        return None
-    if kind in ("int", "state"):
-        if isinstance(value, bool) or not isinstance(value, int):
-            errors.add(path, "A valid integer is required.")
-            return None
-        if kind == "state" and value not in STATES:
-            errors.add(path, f'"{value}" is not a valid choice.')
-            return None
-        if kind == "int" and not low <= value <= high:
-            errors.add(path, f"Ensure this value is between {low} and {high}.")
-            return None
-        return value
-    if kind == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-            errors.add(path, f"A number between {low} and {high} is required.")
-            return None
-        return float(value)
-    if kind == "bool":
-        if not isinstance(value, bool):
-            errors.add(path, "Must be a valid boolean.")
-            return None
-        return value
-    if not isinstance(value, str) or len(value) > 64:
-        errors.add(path, "A string is required.")
-        return None
-    if kind == "datetime":
-        try:
-            parsed = parse_datetime(value)
-        except ValueError:
-            parsed = None
-        if parsed is None:
-            errors.add(path, "Datetime has wrong format.")
-            return None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    if kind == "uuid":
-        try:
-            return uuid.UUID(value)
-        except ValueError:
-            errors.add(path, "Must be a valid UUID.")
-            return None
-    if value not in SOURCE_TYPES:  # source_type
-        errors.add(path, f'"{value}" is not a valid choice.')
-        return None
-    return value
-
-
-def _object(errors: _Errors, path: str, value, rules: dict, extra: tuple = ()) -> dict | None:
-    """A JSON object with exactly the fields of ``rules`` (plus ``extra``, checked by the caller), each valid."""
-    if not isinstance(value, dict):
-        errors.add(path or "non_field_errors", "Expected a JSON object.")
-        return None
-    count = len(errors)
-    for name in value.keys() - rules.keys() - set(extra):
-        errors.add(f"{path}.{name}" if path else name, "Unknown field.")
-    clean = {name: _field(errors, f"{path}.{name}", rule, value.get(name)) for name, rule in rules.items()}
-    return clean if len(errors) == count else None
-
-
-def _after(errors: _Errors, path: str, value) -> dict | None:
-    """What the review endpoint answered: a flat object of scalars, stored as given."""
-    if (not isinstance(value, dict) or len(value) > MAX_AFTER_KEYS
-            or any(isinstance(item, (dict, list)) or (isinstance(item, str) and len(item) > 200)
-                   for item in value.values())):
-        errors.add(path, f"Expected a flat JSON object of at most {MAX_AFTER_KEYS} scalar values.")
-        return None
-    return value
-
-
-def _card(errors: _Errors, index: int, entry) -> tuple[dict, list[tuple[dict, dict, dict]]] | None:
-    """One card of the file: (card fields, [(review fields, before snapshot, after)]) or None after errors."""
-    path = f"cards.{index}"
-    card = _object(errors, path, entry, CARD_RULES, extra=("reviews", "front", "back"))
-    if not isinstance(entry, dict):
-        return None
-    for name in ("front", "back"):  # written by the export for people reading it; the card's own text is used
-        if name in entry and not isinstance(entry[name], str):
-            errors.add(f"{path}.{name}", "A string is required.")
-    reviews = entry.get("reviews")
-    if not isinstance(reviews, list):
-        errors.add(f"{path}.reviews", "Expected a list of reviews.")
-        return None
-    if len(reviews) > MAX_REVIEWS_PER_CARD:
-        errors.add(f"{path}.reviews", f"Ensure this field has no more than {MAX_REVIEWS_PER_CARD} elements.")
-        return None
-    clean_reviews = []
-    for number, review in enumerate(reviews):
-        review_path = f"{path}.reviews.{number}"
-        fields = _object(errors, review_path, review, REVIEW_RULES, extra=("before", "after"))
-        if fields is None:
-            continue
-        before = _object(errors, f"{review_path}.before", review.get("before"), SNAPSHOT_RULES)
-        after = _after(errors, f"{review_path}.after", review.get("after"))
-        if before is not None and after is not None:
-            clean_reviews.append((fields, {name: _text(value) for name, value in before.items()}, after))
-    return (card, clean_reviews) if card is not None else None
-
-
-def _members(document):
-    """(kind, key, value) of an import body: a StreamedJSON walked once, or an already-parsed dict."""
-    if isinstance(document, StreamedJSON):
-        yield from document.members()
-        return
-    if not isinstance(document, dict):
-        raise ValidationError({"non_field_errors": ["Expected a JSON object."]})
-    for key, value in document.items():
-        if isinstance(value, list):
-            for item in value:
-                yield StreamedJSON.ARRAY_ITEM, key, item
-        else:
-            yield StreamedJSON.SCALAR, key, value
-
-
-def _lock_collection(user) -> None:
-    """Serializes imports of one collection: the learner's settings row, locked without waiting, until commit."""
-    try:
-        with transaction.atomic():
-            list(SrsSettings.objects.select_for_update(nowait=True).filter(user=user).values_list("pk", flat=True))
-    except OperationalError as exc:
-        raise Conflict("An import of your collection is already running; try again when it has finished.") from exc
-
-
-def import_json(*, user, document) -> dict[str, int]:
-    """Replaces the learner's collection and review log with the file's content, read as a stream.
-
-    Every field is checked (unknown fields refused); cards are written in batches of BATCH as the body is read, so
-    memory holds one batch, never the whole file. Any error rolls everything back and answers up to MAX_ERRORS
-    problems by field path. A second import of the same collection while one runs is a Conflict (409).
-    """
-    settings_get(user=user)  # the row the lock is taken on, committed before the import's transaction
-    errors = _Errors()
-    seen_cards: set[tuple[str, int]] = set()
-    seen_reviews: set[uuid.UUID] = set()
-    totals = {"cards": 0, "reviews": 0}
-    header: dict = {}
-    try:
-        with transaction.atomic():
-            _lock_collection(user)
-            UserCard.objects.filter(user=user).delete()
-            batch: list[tuple[int, tuple]] = []
-            for kind, key, value in _members(document):
-                if key not in HEADER:
-                    if key not in errors:  # once, however long an unknown array
-                        errors.add(key, "Unknown field.")
-                elif key != "cards":
-                    header[key] = value
-                elif kind != StreamedJSON.ARRAY_ITEM:
-                    errors.add("cards", "Expected a list of cards.")
-                elif totals["cards"] >= MAX_CARDS:
-                    errors.add("cards", f"Ensure this field has no more than {MAX_CARDS} elements.")
-                    raise ValidationError(dict(errors))
-                else:
-                    index = totals["cards"]
-                    totals["cards"] += 1
-                    parsed = _card(errors, index, value)
-                    if parsed is not None:
-                        batch.append((index, parsed))
-                    if len(batch) >= BATCH:
-                        _write_batch(user, batch, errors, seen_cards, seen_reviews, totals)
-                        batch = []
-            _write_batch(user, batch, errors, seen_cards, seen_reviews, totals)
-            if header.get("format") != FORMAT_NAME:
-                errors.add("format", f'Expected "{FORMAT_NAME}".')
-            if header.get("version") != FORMAT_VERSION or isinstance(header.get("version"), bool):
-                errors.add("version", f"Expected {FORMAT_VERSION}.")
-            if "exported_at" in header:
-                _field(errors, "exported_at", ("datetime", None, None, True), header["exported_at"])
-            if errors:
-                raise ValidationError(dict(errors))
-    except IntegrityError as exc:  # another account imported the same review ids at the same moment
-        raise Conflict("The file's reviews clash with data written at the same time; try again.") from exc
-    return totals
-
-
-def _write_batch(user, batch, errors: _Errors, seen_cards: set, seen_reviews: set, totals: dict) -> None:
-    """Checks one batch against the database (cards exist, each once; review ids unique and not another
-    account's) and writes it unless an error was found anywhere so far."""
-    if not batch:
-        return
-    keys = {(card["source_type"], card["source_id"]) for _, (card, _) in batch}
-    found = {(card.source_type, card.source_id): card for card in Card.objects.filter(  # content, or the learner's own
-        Q(owner__isnull=True) | Q(owner=user), source_id__in={source_id for _, source_id in keys})}
-    review_ids = []
-    for index, (card, reviews) in batch:
-        key = (card["source_type"], card["source_id"])
-        if key in seen_cards:
-            errors.add(f"cards.{index}.source_id", "This card appears twice in the file.")
-        elif key not in found:
-            errors.add(f"cards.{index}.source_id", "No such card.")
-        seen_cards.add(key)
-        for fields, _, _ in reviews:
-            if fields["review_id"] in seen_reviews:
-                errors.add("cards", "A review_id appears twice in the file.")
-            seen_reviews.add(fields["review_id"])
-            review_ids.append(fields["review_id"])
-    if review_ids and ReviewLog.objects.filter(review_id__in=review_ids).exclude(user=user).exists():
-        errors.add("cards", "The file holds review ids that belong to another account.")
-    if errors:
-        return
-    user_cards = []
-    for _, (card, _) in batch:
-        user_card = UserCard(user=user, card=found[(card["source_type"], card["source_id"])],
-                             added_at=card["added_at"], **{name: card[name] for name in SNAPSHOT_FIELDS})
-        if user_card.card.retired and not user_card.suspended:
-            # its source was unpublished or removed since the export: suspended until the source comes back
-            user_card.suspended = user_card.suspended_by_retirement = True
-        user_cards.append(user_card)
-    UserCard.objects.bulk_create(user_cards, batch_size=BATCH)
-    logs = [
-        ReviewLog(user=user, user_card=user_card, **{name: fields[name] for name in REVIEW_FIELDS},
-                  before=before, after=after)
-        for user_card, (_, (_, reviews)) in zip(user_cards, batch, strict=True) for fields, before, after in reviews
-    ]
-    ReviewLog.objects.bulk_create(logs, batch_size=2000)
-    totals["reviews"] += len(logs)
-
-
-def _text(value):
-    return iso(value) if isinstance(value, datetime) else value
