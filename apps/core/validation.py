@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
-from rest_framework import serializers
 
+from apps.core.exceptions import InvalidInput
 from apps.core.rendering import render_markdown
 
 MAX_MARKDOWN_BYTES = 200_000
@@ -49,13 +49,11 @@ def has_nul(value) -> bool:
     return False
 
 
-def as_drf(exc: DjangoValidationError, non_field: str = "non_field_errors") -> serializers.ValidationError:
+def as_invalid_input(exc: DjangoValidationError, non_field: str = "non_field_errors") -> InvalidInput:
     if hasattr(exc, "error_dict"):
-        fields = {}
-        for name, errors in exc.message_dict.items():
-            fields[non_field if name == NON_FIELD_ERRORS else name] = list(errors)
-        return serializers.ValidationError(fields)
-    return serializers.ValidationError({non_field: list(exc.messages)})
+        return InvalidInput.of_fields({non_field if name == NON_FIELD_ERRORS else name: list(errors)
+                                       for name, errors in exc.message_dict.items()})
+    return InvalidInput.of_fields({non_field: list(exc.messages)})
 
 
 def clean_or_400(instance, non_field: str = "non_field_errors", exclude: list[str] | None = None) -> None:
@@ -66,7 +64,7 @@ def clean_or_400(instance, non_field: str = "non_field_errors", exclude: list[st
     try:
         instance.full_clean(exclude=exclude)
     except DjangoValidationError as exc:
-        raise as_drf(exc, non_field)
+        raise as_invalid_input(exc, non_field)
 
 
 def unknown_slugs(model, slugs: list[str]) -> list[str]:
@@ -85,12 +83,3 @@ def link_rows(errors: dict, field: str, model, slugs: list[str], noun: str) -> l
         return []
     by_slug = {row.slug: row for row in model.objects.filter(slug__in=slugs)}
     return [by_slug[slug] for slug in dict.fromkeys(slugs)]
-
-
-def resolve_slugs(model, slugs: list[str], field: str, noun: str) -> list:
-    """The rows for ``slugs`` in the given order, or a 400 on ``field`` naming every unknown slug."""
-    errors: dict[str, list[str]] = {}
-    rows = link_rows(errors, field, model, slugs, noun)
-    if errors:
-        raise serializers.ValidationError(errors)
-    return rows

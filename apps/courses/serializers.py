@@ -159,6 +159,33 @@ class ConceptPathSerializer(serializers.Serializer):
 # --- authoring (authors and superusers; field names as in the fixture front matter) -------------------------
 
 
+MAX_SOURCES = 30
+MAX_SOURCE_LENGTH = 500
+
+
+class SourceField(serializers.CharField):
+    """One source: a non-blank string (no number or object taken for one), at most MAX_SOURCE_LENGTH characters."""
+
+    default_error_messages = {"not_a_string": "Each source must be a string, not {kind}."}
+
+    def __init__(self, **kwargs):
+        super().__init__(max_length=MAX_SOURCE_LENGTH, **kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("not_a_string", kind=type(data).__name__)
+        return super().to_internal_value(data)
+
+
+def sources_field() -> serializers.ListField:
+    """``sources`` as in the fixtures: one string per source (a file and function at a release, a paper section, a
+    datasheet), e.g. 'vLLM v0.33.0, vllm/config/cache.py: CacheConfig.gpu_memory_utilization'."""
+    return serializers.ListField(
+        child=SourceField(), required=False, max_length=MAX_SOURCES,
+        help_text=f"Where its facts come from, one string each (at most {MAX_SOURCES}, each at most "
+                  f"{MAX_SOURCE_LENGTH} characters): a file and function at a release, a paper section, a datasheet")
+
+
 class KeyNumberWriteSerializer(serializers.Serializer):
     label = serializers.CharField(max_length=300)
     value = serializers.CharField(max_length=100)
@@ -183,6 +210,7 @@ class ChapterWriteSerializer(serializers.Serializer):
     simulators = serializers.ListField(child=serializers.CharField(max_length=40), required=False, max_length=20,
                                        help_text="Simulator names, e.g. kv-cache")
     glossary = slug_list("Glossary term slugs the chapter uses")
+    sources = sources_field()
     status = ContentStatusField()
 
 
@@ -201,6 +229,7 @@ class ChapterAuthoringSerializer(serializers.Serializer):
     prerequisites = serializers.ListField(child=serializers.SlugField())
     simulators = serializers.ListField(child=serializers.CharField())
     glossary = serializers.ListField(child=serializers.SlugField())
+    sources = serializers.ListField(child=serializers.CharField())
     status = serializers.CharField()
     updated_at = serializers.DateTimeField()
     warnings = serializers.ListField(child=serializers.CharField(), help_text="Allowed but suspicious")

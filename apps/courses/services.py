@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
-from rest_framework.exceptions import ValidationError
 
 from apps.core.cache_keys import bump_content_version
+from apps.core.exceptions import InvalidInput
 from apps.core.models import Status
 from apps.core.permissions import is_author
 from apps.core.rendering import GlossaryEntry, mark_glossary_terms, render_markdown
@@ -241,7 +241,7 @@ def progress_merge(*, user, chapters: dict[str, str]) -> MergeResult:
 # --- authoring ---------------------------------------------------------------------------------------------
 
 CHAPTER_FIELDS = ("slug", "title", "order", "summary", "minutes", "level", "objectives", "key_numbers", "body",
-                  "simulators", "status")
+                  "simulators", "sources", "status")
 
 
 @transaction.atomic
@@ -281,7 +281,7 @@ def chapter_write(*, chapter: Chapter | None, data: dict) -> Chapter:
         if taken is not None:
             errors["order"] = [f"position {chapter.order} of part '{chapter.part.slug}' is taken by '{taken.slug}'"]
     if errors:
-        raise ValidationError(errors)
+        raise InvalidInput.of_fields(errors)
     clean_or_400(chapter, exclude=["objectives", "key_numbers"])
     chapter.body_html = render_chapter_body(chapter.body, glossary_entries())
     chapter.save()

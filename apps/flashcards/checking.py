@@ -10,11 +10,11 @@ changes nothing: the learner still rates the card, and only the rating moves its
 from __future__ import annotations
 
 from django.http import Http404
-from rest_framework.exceptions import ValidationError
 
 from apps.core.exceptions import Conflict, InvalidInput
 from apps.flashcards.models import SourceType, UserCard
-from apps.quiz.models import Kind, Question
+from apps.quiz.kinds import kind_of
+from apps.quiz.models import Question
 from apps.quiz.services import question_check
 
 ANSWER_MAX_CHARS = 100
@@ -28,15 +28,15 @@ def card_check(*, user, card_id: int, answer: str) -> dict:
     card = user_card.card
     question = (Question.objects.filter(pk=card.source_id).first()
                 if card.source_type == SourceType.QUESTION else None)
-    if question is None or question.kind != Kind.NUMERIC:
+    if question is None or not kind_of(question.kind).typed_answer:
         raise Conflict("Only cards made from numeric questions are checked; rate this one yourself.")
     answer = answer.strip()
     if not answer:
         raise InvalidInput("Type a number, with its unit if it has one (e.g. 140 GB).", field="answer")
     try:
         result = question_check(question=question, answer={"value": answer})
-    except ValidationError as exc:  # practice's {"answer": {"value" | "unit": [message]}}
-        raise InvalidInput(_first_message(exc.detail), field="answer") from exc
+    except InvalidInput as exc:  # practice's answer.value or answer.unit
+        raise InvalidInput(exc.message, field="answer") from exc
     feedback = result.feedback
     return {
         "result": "correct" if result.correct else "wrong",
@@ -47,11 +47,3 @@ def card_check(*, user, card_id: int, answer: str) -> dict:
         "explanation": result.explanation,
         "suggested_rating": RATING_GOOD if result.correct else RATING_AGAIN,
     }
-
-
-def _first_message(detail) -> str:
-    while isinstance(detail, dict):
-        detail = next(iter(detail.values()))
-    while isinstance(detail, list):
-        detail = detail[0]
-    return str(detail)

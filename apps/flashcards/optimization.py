@@ -25,10 +25,9 @@ from celery import current_app
 from django.db import transaction
 from django.utils import timezone
 from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
-from rest_framework.exceptions import ValidationError
 
 from apps.core import services as core_services
-from apps.core.exceptions import Conflict
+from apps.core.exceptions import Conflict, InvalidInput
 from apps.flashcards import scheduling
 from apps.flashcards.models import DeckPreset, JobStatus, OptimizationJob, ReviewLog
 from apps.flashcards.presets import assigned_presets, card_presets, preset_get
@@ -57,7 +56,7 @@ def optimization_job_create(*, user, preset_id: int | None = None) -> Optimizati
     preset = None if preset_id is None else preset_get(user=user, preset_id=preset_id)
     count = preset_reviews(user=user, preset=preset).count()
     if count < MIN_REVIEWS:
-        raise ValidationError({"reviews": [f"Not enough reviews to optimize: {count} (at least {MIN_REVIEWS})."]})
+        raise InvalidInput(f"Not enough reviews to optimize: {count} (at least {MIN_REVIEWS}).", field="reviews")
     core_services.ensure_broker_available()
     job = OptimizationJob.objects.create(user=user, preset=preset, review_count=count)
     transaction.on_commit(lambda: current_app.signature(OPTIMIZE_TASK, args=(str(job.id),)).apply_async())

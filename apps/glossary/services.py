@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
-from rest_framework.exceptions import ValidationError
 
+from apps.core.exceptions import InvalidInput
 from apps.core.models import Status
 from apps.core.permissions import is_author
 from apps.core.rendering import render_markdown
@@ -98,7 +98,7 @@ def term_write(*, term: Term | None, data: dict) -> Term:
         related = link_rows(errors, "related", Term, related_slugs, "glossary term")
     chapters = link_rows(errors, "chapters", chapter_model(), list(data.get("chapters", [])), "chapter")
     if errors:
-        raise ValidationError(errors)
+        raise InvalidInput.of_fields(errors)
     clean_or_400(term)
     term.save()
     if creating or "related" in data:

@@ -12,8 +12,6 @@ The raw JSON ``key`` stays available; the line fields win when they were edited.
 
 from __future__ import annotations
 
-import re
-
 from django import forms
 from django.contrib import admin
 from django.utils.html import format_html, format_html_join
@@ -21,130 +19,8 @@ from django.utils.safestring import mark_safe
 
 from apps.core.admin import ContentAdmin
 from apps.quiz import services
-from apps.quiz.keys import KeyError_, validate_key
-from apps.quiz.models import DiagnosisScenario, Kind, NumberToMemorize, Question, Topic
-
-OPTION_LINE = re.compile(r"^\[(?P<mark>[ xX])\]\s*(?P<text>.+)$")
-WHY_LINE = re.compile(r"^\s+why:\s*(?P<why>.+)$")
-LINE_FIELDS = {
-    Kind.SINGLE_CHOICE: ["options_text"],
-    Kind.MULTIPLE_CHOICE: ["options_text"],
-    Kind.ORDERING: ["ordering_text"],
-    Kind.CATEGORIZE: ["categorize_text"],
-    Kind.MATCHING: ["matching_text"],
-    Kind.NUMERIC: ["numeric_value", "numeric_unit", "numeric_tolerance", "numeric_mode"],
-    Kind.OPEN: [],
-}
-
-
-class LineError(ValueError):
-    def __init__(self, field: str, message: str):
-        self.field = field
-        super().__init__(message)
-
-
-def _lines(text: str) -> list[str]:
-    return [line.rstrip() for line in (text or "").splitlines() if line.strip()]
-
-
-def parse_options(text: str) -> dict:
-    options: list[dict] = []
-    for number, line in enumerate(_lines(text), start=1):
-        why = WHY_LINE.match(line)
-        if why and options:
-            options[-1]["why"] = why["why"].strip()
-            continue
-        match = OPTION_LINE.match(line.strip())
-        if not match:
-            raise LineError("options_text", f"line {number}: write '[x] right option' or '[ ] wrong option'")
-        options.append({"text": match["text"].strip(), "correct": match["mark"] != " "})
-    return {"options": options}
-
-
-def parse_categorize(text: str) -> dict:
-    bins: list[str] = []
-    items = []
-    for number, line in enumerate(_lines(text), start=1):
-        bin_name, sep, item = line.partition(":")
-        if not sep or not bin_name.strip() or not item.strip():
-            raise LineError("categorize_text", f"line {number}: write 'bin: item'")
-        if bin_name.strip() not in bins:
-            bins.append(bin_name.strip())
-        items.append({"text": item.strip(), "bin": bin_name.strip()})
-    return {"bins": bins, "items": items}
-
-
-def parse_matching(text: str) -> dict:
-    pairs = []
-    for number, line in enumerate(_lines(text), start=1):
-        left, sep, right = line.partition("=>")
-        if not sep:
-            raise LineError("matching_text", f"line {number}: write 'left => right'")
-        pairs.append({"left": left.strip(), "right": right.strip()})
-    return {"pairs": pairs}
-
-
-def parse_number(text: str) -> int | float:
-    if re.fullmatch(r"[-+]?\d+", text):
-        return int(text)
-    try:
-        return float(text)
-    except ValueError:
-        raise LineError("numeric_value", "enter a number, e.g. 131072 or 1.5e9")
-
-
-def key_from_lines(kind: str, data: dict) -> dict:
-    """The raw key (before validate_key) built from the line fields of one kind."""
-    if kind in (Kind.SINGLE_CHOICE, Kind.MULTIPLE_CHOICE):
-        return parse_options(data.get("options_text", ""))
-    if kind == Kind.ORDERING:
-        return {"items": _lines(data.get("ordering_text", ""))}
-    if kind == Kind.CATEGORIZE:
-        return parse_categorize(data.get("categorize_text", ""))
-    if kind == Kind.MATCHING:
-        return parse_matching(data.get("matching_text", ""))
-    if kind == Kind.NUMERIC:
-        return {"numeric": {
-            "value": parse_number((data.get("numeric_value") or "").strip()),
-            "unit": data.get("numeric_unit") or "",
-            "tolerance": data.get("numeric_tolerance"),
-            "tolerance_mode": data.get("numeric_mode") or "relative",
-        }}
-    return {}
-
-
-def lines_from_key(kind: str, key: dict) -> dict:
-    """Initial values of the line fields for a stored key."""
-    key = key or {}
-    if kind in (Kind.SINGLE_CHOICE, Kind.MULTIPLE_CHOICE):
-        lines = []
-        for option in key.get("options", []):
-            lines.append(f"[{'x' if option.get('correct') else ' '}] {option.get('text', '')}")
-            if option.get("why"):
-                lines.append(f"    why: {option['why']}")
-        return {"options_text": "\n".join(lines)}
-    if kind == Kind.ORDERING:
-        return {"ordering_text": "\n".join(key.get("items", []))}
-    if kind == Kind.CATEGORIZE:
-        return {"categorize_text": "\n".join(f"{item['bin']}: {item['text']}" for item in key.get("items", []))}
-    if kind == Kind.MATCHING:
-        return {"matching_text": "\n".join(f"{pair['left']} => {pair['right']}" for pair in key.get("pairs", []))}
-    if kind == Kind.NUMERIC and "numeric" in key:
-        spec = key["numeric"]
-        return {"numeric_value": str(spec.get("value", "")), "numeric_unit": spec.get("unit", ""),
-                "numeric_tolerance": spec.get("tolerance"), "numeric_mode": spec.get("tolerance_mode", "relative")}
-    return {}
-
-
-def field_for_key_error(kind: str, key_field: str, from_lines: bool) -> str:
-    """The form field that shows a validate_key error (``numeric.unit`` -> numeric_unit)."""
-    if not from_lines:
-        return "key"
-    if key_field.startswith("numeric."):
-        name = key_field.split(".")[1]
-        return "numeric_mode" if name == "tolerance_mode" else f"numeric_{name}"
-    fields = LINE_FIELDS.get(kind) or ["key"]
-    return fields[0]
+from apps.quiz.kinds import REGISTRY, KeyError_, LineError, kind_of, validate_key
+from apps.quiz.models import DiagnosisScenario, NumberToMemorize, Question, Topic
 
 
 def _text(label: str, help_text: str) -> forms.CharField:
@@ -173,7 +49,8 @@ class QuestionForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if self.instance.pk:
-            for name, value in lines_from_key(self.instance.kind, self.instance.key).items():
+            kind = REGISTRY.get(self.instance.kind)
+            for name, value in (kind.lines_from_key(self.instance.key or {}) if kind else {}).items():
                 self.initial.setdefault(name, value)
 
     def clean(self):
@@ -185,21 +62,22 @@ class QuestionForm(forms.ModelForm):
         kind = cleaned.get("kind")
         if not kind:
             return cleaned
+        question_kind = kind_of(kind)
         # The raw JSON wins when it was edited (the escape hatch); else the lines when they were edited (or the
         # question is new / changed kind); else the stored key stays as it is.
         json_edited = "key" in self.changed_data and cleaned.get("key") is not None
-        lines_edited = any(name in self.changed_data for name in LINE_FIELDS.get(kind, []))
+        lines_edited = any(name in self.changed_data for name in question_kind.line_fields)
         from_lines = not json_edited and (lines_edited or "kind" in self.changed_data or not self.instance.pk)
         try:
             if from_lines:
-                raw = key_from_lines(kind, cleaned)
+                raw = question_kind.key_from_lines(cleaned)
             else:
                 raw = cleaned["key"] if json_edited else self.instance.key
             cleaned["key"] = validate_key(kind, raw)
         except LineError as exc:
             self.add_error(exc.field, str(exc))
         except KeyError_ as exc:
-            self.add_error(field_for_key_error(kind, exc.field, from_lines), f"{exc.field}: {exc}")
+            self.add_error(question_kind.line_field_for(exc.field) if from_lines else "key", f"{exc.field}: {exc}")
         return cleaned
 
 

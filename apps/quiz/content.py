@@ -18,7 +18,7 @@ from apps.core.content import (
 )
 from apps.courses.models import Level
 from apps.quiz.investigation import scenario_errors
-from apps.quiz.keys import KeyError_, validate_key
+from apps.quiz.kinds import KeyError_, validate_key
 from apps.quiz.models import GAME_CAUSES, DiagnosisScenario, EvidenceKind, Game, Kind, NumberToMemorize, Question, Topic
 
 TOPIC_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

@@ -12,19 +12,11 @@ from apps.core.search_vectors import SearchVectorManager
 from apps.core.validation import has_nul, markdown_error
 from apps.courses.models import Level
 from apps.quiz.investigation import scenario_errors
+from apps.quiz.kinds import REGISTRY, KeyError_, validate_key
 
-
-class Kind(models.TextChoices):
-    OPEN = "open", "Open (self-rated)"
-    SINGLE_CHOICE = "single_choice", "Single choice"
-    MULTIPLE_CHOICE = "multiple_choice", "Multiple choice"
-    NUMERIC = "numeric", "Numeric"
-    ORDERING = "ordering", "Ordering"
-    CATEGORIZE = "categorize", "Categorize"
-    MATCHING = "matching", "Matching"
-
-
-AUTO_CHECKED = {Kind.SINGLE_CHOICE, Kind.MULTIPLE_CHOICE, Kind.NUMERIC, Kind.ORDERING, Kind.CATEGORIZE, Kind.MATCHING}
+# The choices of Question.kind, from the registry of kind objects (apps.quiz.kinds): Kind.NUMERIC == "numeric".
+Kind = models.TextChoices("Kind", [(kind.name, (kind.slug, kind.label)) for kind in REGISTRY.values()])
+AUTO_CHECKED = {kind.slug for kind in REGISTRY.values() if kind.auto_checked}
 
 
 class Topic(models.Model):
@@ -62,9 +54,6 @@ class Question(ContentModel):
     def clean(self) -> None:
         """The answer key fits the kind (normalized in place; a changed key bumps key_version), prompt and answer
         render as Markdown. Key errors are reported on ``key`` and name the part, e.g. ``numeric.tolerance: ...``."""
-        # keys.py reads Kind from this module: imported at call time to keep the two in one app without a cycle.
-        from apps.quiz.keys import KeyError_, validate_key
-
         errors: dict[str, list[str]] = {}
         for name in ("prompt", "answer"):
             problem = markdown_error(getattr(self, name))

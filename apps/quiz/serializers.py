@@ -7,6 +7,7 @@ from apps.core.cache_keys import cached_bodies
 from apps.core.models import Status as ContentStatus
 from apps.core.serializers import documented_json
 from apps.courses.models import Level
+from apps.courses.serializers import sources_field
 from apps.quiz import services
 from apps.quiz.investigation import MAX_QUESTIONS
 from apps.quiz.models import (
@@ -69,7 +70,7 @@ class TopicSerializer(serializers.Serializer):
 
 
 class AnswerSerializer(serializers.Serializer):
-    """An answer in the question's kind (keys.grade checks it against the kind and the key)."""
+    """An answer in the question's kind (kinds.grade checks it against the kind and the key)."""
 
     selected = serializers.ListField(child=serializers.IntegerField(min_value=0), required=False,
                                      help_text="Choice kinds: display indexes of the chosen options")
@@ -100,7 +101,7 @@ def _text_map(help_text: str) -> serializers.DictField:
 
 
 class FeedbackSerializer(serializers.Serializer):
-    """The right key in answer terms (keys.grade): the fields of the question's kind; none for open questions."""
+    """The right key in answer terms (kinds.grade): the fields of the question's kind; none for open questions."""
 
     correct_options = serializers.ListField(child=serializers.IntegerField(), required=False,
                                             help_text="Choice kinds: indexes of the right options in display order")
@@ -374,7 +375,7 @@ class PairSerializer(serializers.Serializer):
     right = serializers.CharField()
 
 
-# The key fields are checked as a whole by keys.validate_key (messages name e.g. `options.1.text`); these document
+# The key fields are checked as a whole by kinds.validate_key (messages name e.g. `options.1.text`); these document
 # the shapes it accepts and returns.
 KEY_ITEM = {"oneOf": [{"type": "string"}, {"type": "object", "properties": {"text": {"type": "string"},
                                                                             "bin": {"type": "string"}},
@@ -384,7 +385,7 @@ ItemField = documented_json(KEY_ITEM, "ItemField")
 
 
 def key_list(item, max_length: int | None = None, **kwargs) -> serializers.ListField:
-    """A list of the key's entries, checked as a list here and entry by entry by keys.validate_key."""
+    """A list of the key's entries, checked as a list here and entry by entry by kinds.validate_key."""
     limit = {"max_length": max_length} if max_length else {}
     documented = documented_json(serializers.ListField(child=item, **limit), "KeyList", serializers.ListField)
     return documented(child=serializers.JSONField(), required=False, **limit, **kwargs)
@@ -414,6 +415,7 @@ class QuestionWriteSerializer(serializers.Serializer):
     items = key_list(ItemField(), 50, help_text="Ordering: texts in the right order; categorize: {text, bin}")
     bins = serializers.ListField(child=serializers.CharField(max_length=200), required=False, max_length=20)
     pairs = key_list(PairSerializer(), 50, help_text="Matching: at least two")
+    sources = sources_field()
     status = serializers.ChoiceField(choices=ContentStatus.choices, required=False,
                                      help_text="draft (authors only) or published; new items default to draft")
 
@@ -433,6 +435,7 @@ class QuestionAuthoringSerializer(serializers.Serializer):
     items = key_list(ItemField())
     bins = serializers.ListField(child=serializers.CharField(), required=False)
     pairs = key_list(PairSerializer())
+    sources = serializers.ListField(child=serializers.CharField())
     key_version = serializers.IntegerField()
     status = serializers.CharField()
     updated_at = serializers.DateTimeField()

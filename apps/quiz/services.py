@@ -20,7 +20,6 @@ from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
-from rest_framework.exceptions import ValidationError
 
 from apps.core.cache_keys import body_key, cached_bodies, cached_body
 from apps.core.exceptions import Conflict, InvalidInput
@@ -30,14 +29,13 @@ from apps.core.rendering import render_markdown
 from apps.core.validation import clean_or_400, has_nul, link_rows
 from apps.courses.models import Chapter, Level
 from apps.glossary.models import Term
-from apps.quiz import keys
+from apps.quiz import kinds
 from apps.quiz.investigation import MAX_QUESTIONS
 from apps.quiz.investigation import score as investigation_score
 from apps.quiz.models import (
     GAME_CAUSES,
     DiagnosisScenario,
     InvestigationAttempt,
-    Kind,
     PracticeAnswer,
     PracticeSession,
     Question,
@@ -65,7 +63,7 @@ def shuffle_seed(question: Question) -> int:
 
 
 def public_choices(question: Question) -> dict:
-    return keys.public_key(question.kind, question.key, shuffle_seed(question))
+    return kinds.public_key(question.kind, question.key, shuffle_seed(question))
 
 
 @dataclass(frozen=True)
@@ -79,42 +77,23 @@ class CheckResult:
 
 def explanation(question: Question) -> str:
     """A plain-text statement of the right answer, derived from the key."""
-    key = question.key
-    if question.kind in (Kind.SINGLE_CHOICE, Kind.MULTIPLE_CHOICE):
-        right = [option for option in key["options"] if option["correct"]]
-        lines = ["Correct: " + "; ".join(option["text"] for option in right)]
-        lines += [f"{option['text']}: {option['why']}" for option in key["options"] if option.get("why")]
-        return "\n".join(lines)
-    if question.kind == Kind.NUMERIC:
-        spec = key["numeric"]
-        tolerance = f"±{spec['tolerance'] * 100:g} %" if spec["tolerance_mode"] == "relative" else f"±{spec['tolerance']:g} {spec['unit']}"
-        return f"Expected {spec['value']:g} {spec['unit']} ({tolerance})."
-    if question.kind == Kind.ORDERING:
-        return "Correct order: " + " → ".join(key["items"])
-    if question.kind == Kind.CATEGORIZE:
-        groups = [f"{name}: " + ", ".join(item["text"] for item in key["items"] if item["bin"] == name) for name in key["bins"]]
-        return "\n".join(groups)
-    if question.kind == Kind.MATCHING:
-        return "\n".join(f"{pair['left']} → {pair['right']}" for pair in key["pairs"])
-    return ""
+    return kinds.kind_of(question.kind).explanation(question.key)
 
 
-def _answer_error(exc: keys.AnswerError) -> ValidationError:
-    if exc.field == "answer":
-        return ValidationError({"answer": [str(exc)]})
-    return ValidationError({"answer": {exc.field: [str(exc)]}})
+def _answer_error(exc: kinds.AnswerError) -> InvalidInput:
+    return InvalidInput(str(exc), field="answer" if exc.field == "answer" else f"answer.{exc.field}")
 
 
 def question_check(*, question: Question, answer: dict | None) -> CheckResult:
     """Grades an answer on the server; open questions only get the model answer back (score None)."""
     answer_html = markdown_html(question.answer)
-    if question.kind == Kind.OPEN:
+    if not kinds.kind_of(question.kind).auto_checked:
         return CheckResult(None, None, {}, answer_html, "")
     if answer is None:
-        raise ValidationError({"answer": ["This field is required for auto-checked questions."]})
+        raise InvalidInput("This field is required for auto-checked questions.", field="answer")
     try:
-        graded = keys.grade(question.kind, question.key, answer, shuffle_seed=shuffle_seed(question))
-    except keys.AnswerError as exc:
+        graded = kinds.grade(question.kind, question.key, answer, shuffle_seed=shuffle_seed(question))
+    except kinds.AnswerError as exc:
         raise _answer_error(exc)
     return CheckResult(graded.correct, round(graded.score, 4), graded.feedback, answer_html, explanation(question))
 
@@ -209,7 +188,7 @@ def practice_session_create(
     # question with its topics to keep two of them was most of the cost of starting one.
     questions = _candidate_list(filters, with_topics=mode == SessionMode.INTERVIEW)
     if not questions:
-        raise ValidationError({"filters": ["No published questions match these filters."]})
+        raise InvalidInput("No published questions match these filters.", field="filters")
     if mode == SessionMode.INTERVIEW:
         chosen = _interview_pick(questions, size, rng)
         seconds = seconds_per_question or DEFAULT_SECONDS_PER_QUESTION
@@ -295,22 +274,22 @@ def practice_answer_create(
     # sets finished_at exactly once.
     session = _owned(_locked_session(session_id), user=user, token=token)
     if question_id not in session.question_ids:
-        raise ValidationError({"question": ["This question is not part of the session."]})
+        raise InvalidInput("This question is not part of the session.", field="question")
     question = _published_question(question_id)
     if question is None:
-        raise ValidationError({"question": ["This question is no longer published."]})
+        raise InvalidInput("This question is no longer published.", field="question")
     so_far = _answers_so_far(session)
     if any(earlier.question_id == question_id for earlier in so_far):
         raise Conflict("This question was already answered in this session.")
-    if question.kind == Kind.OPEN:
+    if not kinds.kind_of(question.kind).auto_checked:
         if not self_rating:
-            raise ValidationError({"self_rating": ["Open questions are self-rated: again, hard, good or easy."]})
+            raise InvalidInput("Open questions are self-rated: again, hard, good or easy.", field="self_rating")
         score = SELF_RATING_SCORES[self_rating]
         result = CheckResult(score >= SELF_RATING_SCORES["good"], score, {}, markdown_html(question.answer), "")
         response = {"self_rating": self_rating}
     else:
         if self_rating:
-            raise ValidationError({"self_rating": ["Only open questions are self-rated; send an answer instead."]})
+            raise InvalidInput("Only open questions are self-rated; send an answer instead.", field="self_rating")
         result = question_check(question=question, answer=answer)
         response = answer
     if duration_ms is None:  # the time since the session started or its last answer
@@ -495,7 +474,7 @@ def attempt_list(*, user) -> QuerySet[InvestigationAttempt]:
 
 # --- Authoring -----------------------------------------------------------------------------------------------
 
-QUESTION_FIELDS = ("slug", "kind", "level", "prompt", "answer", "status")
+QUESTION_FIELDS = ("slug", "kind", "level", "prompt", "answer", "sources", "status")
 KEY_FIELDS = ("options", "numeric", "items", "bins", "pairs")
 TOPIC_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -519,8 +498,8 @@ def question_write(*, question: Question | None, data: dict) -> Question:
             errors[next(iter(given), "key")] = ["must not contain NUL characters"]
         else:
             try:
-                question.key = keys.validate_key(question.kind, raw)
-            except keys.KeyError_ as exc:
+                question.key = kinds.validate_key(question.kind, raw)
+            except kinds.KeyError_ as exc:
                 errors[exc.field] = [str(exc)]
     topics = list(data.get("topics", []))
     bad = [topic for topic in topics if not TOPIC_SLUG.match(topic)]
@@ -531,7 +510,7 @@ def question_write(*, question: Question | None, data: dict) -> Question:
         errors["chapters"] = ["a question links to at least one chapter"]
     terms = link_rows(errors, "glossary", Term, list(data.get("glossary", [])), "glossary term")
     if errors:
-        raise ValidationError(errors)
+        raise InvalidInput.of_fields(errors)
     clean_or_400(question)
     question.save()
     if creating or "topics" in data:

@@ -10,7 +10,7 @@ BINS = {"Prefill of a 4k prompt": "Compute-bound", "Decode at batch 1": "Memory-
 
 def seed():
     from apps.courses.models import Chapter, Part
-    from apps.quiz.keys import validate_key
+    from apps.quiz.kinds import validate_key
     from apps.quiz.models import Question, Topic
 
     part = Part.objects.create(slug="serving", title="Serving", order=1)

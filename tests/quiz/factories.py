@@ -1,7 +1,7 @@
 """Small, hand-written quiz content for tests: a part, chapters, and one question per kind."""
 
 from apps.courses.models import Chapter, Part
-from apps.quiz.keys import validate_key
+from apps.quiz.kinds import validate_key
 from apps.quiz.models import Question, Topic
 
 KEYS = {

@@ -29,12 +29,15 @@ from pathlib import Path
 import genanki
 from django.utils.dateparse import parse_datetime
 
+from apps.core.rendering import render_markdown
 from apps.courses.models import Chapter
 from apps.flashcards import scheduling
 from apps.flashcards.content import SOURCE_MODELS
 from apps.flashcards.interchange.collection import learner_cards
 from apps.flashcards.models import Card, CardImage, CardState, ReviewLog, SourceType, SrsSettings, UserCard
 from apps.flashcards.state import day_clock, iso, settings_get
+from apps.quiz.kinds import kind_of
+from apps.quiz.models import Question
 
 # Ids: Anki treats note, card and review ids as millisecond timestamps (Check Database renumbers any later than
 # tomorrow), so ours are fixed bases in the past plus our primary keys: stable across exports, never 0, and the
@@ -122,11 +125,35 @@ def anki_guid(card: Card) -> str:
 ANKI_IMAGE_SRC = re.compile(r'src="/api/v1/flashcards/images/([0-9]{1,19})/"')
 
 
-def anki_fields(card: Card, media_names: dict[int, str] | None = None) -> list[str]:
-    """Front, back and source as HTML; with ``media_names``, an own card's uploaded images point at the package's
-    media files of those names (Anki shows a note's images from its collection's media folder)."""
-    fields = [card.front_html or html.escape(card.front), card.back_html or html.escape(card.back),
-              html.escape(f"{card.source_type}:{card.source_id}")]
+def question_faces(cards: Iterable[Card]) -> dict[int, tuple[str, str]]:
+    """card id -> (front, back) HTML for cards made from questions, as their kind lays them out for a card read
+    outside the kit: the front adds what the question offers (options, items, bins, pairs, the unit), the back
+    states the right answer before the model answer. In the kit the review screen shows these from the question
+    API; an exported card has only its fields, and a bare "select all that apply" cannot be answered."""
+    wanted = {card.source_id: card for card in cards if card.source_type == SourceType.QUESTION}
+    faces = {}
+    for question in Question.objects.filter(pk__in=wanted).only("id", "kind", "key"):
+        card, kind = wanted[question.pk], kind_of(question.kind)
+        offered, right = kind.card_front(question.key), kind.explanation(question.key)
+        front = f"{card.front}\n\n{offered}" if offered else card.front
+        back = f"{_markdown_lines(right)}\n\n{card.back}" if right else card.back
+        faces[card.pk] = (render_markdown(front), render_markdown(back))
+    return faces
+
+
+def _markdown_lines(text: str) -> str:
+    """Plain lines kept as lines in Markdown (a hard break at each)."""
+    return "  \n".join(text.splitlines())
+
+
+def anki_fields(card: Card, media_names: dict[int, str] | None = None,
+                faces: dict[int, tuple[str, str]] | None = None) -> list[str]:
+    """Front, back and source as HTML (a question card's faces from ``faces``); with ``media_names``, an own card's
+    uploaded images point at the package's media files of those names (Anki shows a note's images from its
+    collection's media folder)."""
+    front, back = (faces or {}).get(card.pk) or (card.front_html or html.escape(card.front),
+                                                 card.back_html or html.escape(card.back))
+    fields = [front, back, html.escape(f"{card.source_type}:{card.source_id}")]
     if media_names:
         def local(match: re.Match) -> str:
             name = media_names.get(int(match.group(1)))
@@ -259,9 +286,9 @@ def _card_row(user_card: UserCard, *, position: int, deck: AnkiDeck, clock: _Ank
             ctype, queue, due, interval, ease, user_card.reps, user_card.lapses, left, 0, 0, 0, data)
 
 
-def _note_row(user_card: UserCard, media_names: dict[int, str] | None = None) -> tuple:
+def _note_row(user_card: UserCard, media_names: dict[int, str], faces: dict[int, tuple[str, str]]) -> tuple:
     card = user_card.card
-    fields = anki_fields(card, media_names)
+    fields = anki_fields(card, media_names, faces)
     tags = anki_tags(user_card)
     return (ANKI_NOTE_ID_BASE + card.pk, anki_guid(card), ANKI_MODEL_ID, _epoch(card.updated_at), -1,
             f" {' '.join(tags)} ", "\x1f".join(fields), _strip_html(fields[0]), _field_checksum(fields[0]), 0, "")
@@ -279,6 +306,7 @@ def export_apkg(*, user, now: datetime | None = None) -> bytes:
     revlog, last_seen = _revlog_rows(user, clock)
     media = anki_media(user, user_cards)
     media_names = {image_id: name for image_id, (name, _) in media.items()}
+    faces = question_faces(uc.card for uc in user_cards)
     genanki_decks = [genanki.Deck(deck.id, deck.name) for deck in decks]
     genanki_decks[0].add_model(ANKI_MODEL)
     with tempfile.TemporaryDirectory() as folder:
@@ -293,7 +321,7 @@ def export_apkg(*, user, now: datetime | None = None) -> bytes:
             cursor.execute("UPDATE col SET crt = ?, mod = ?, conf = ?",
                            (_epoch(ANKI_CREATED), int(now.timestamp() * 1000), json.dumps(conf)))
             cursor.executemany("INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                               [_note_row(uc, media_names) for uc in user_cards])
+                               [_note_row(uc, media_names, faces) for uc in user_cards])
             cursor.executemany("INSERT INTO cards VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
                 _card_row(uc, position=index + 1, deck=deck_of[uc.card_id], clock=clock, srs=srs, decay=decay,
                           last_review_secs=last_seen.get(ANKI_CARD_ID_BASE + uc.card_id), now=now)
@@ -323,6 +351,7 @@ def export_csv(*, user) -> str:
     Anki leaves them unmapped."""
     user_cards = list(learner_cards(user))
     deck_of, _ = anki_decks([uc.card for uc in user_cards])
+    faces = question_faces(uc.card for uc in user_cards)
     buffer = io.StringIO()
     buffer.write("#separator:comma\n#html:true\n#notetype:Basic\n")
     buffer.write(f"#columns:{','.join(CSV_COLUMNS)}\n")
@@ -331,7 +360,7 @@ def export_csv(*, user) -> str:
     writer = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n")  # no record starts with "#"
     for uc in user_cards:
         card = uc.card
-        front, back, source = anki_fields(card)
+        front, back, source = anki_fields(card, faces=faces)
         writer.writerow([front, back, deck_of[card.pk].name, " ".join(anki_tags(uc)), anki_guid(card), source,
                          card.pk, CardState(uc.state).label, iso(uc.due), iso(uc.last_review),
                          "" if uc.stability is None else uc.stability,
