@@ -6,4 +6,6 @@ cd "$(dirname "$0")/.."
 mkdir -p var
 # Integer ranges in the schema come from the database backend's limits: generate against one backend always.
 DATABASE_URL="sqlite:///:memory:" .venv/bin/python manage.py spectacular --file var/openapi.yaml
-(cd frontend && node_modules/.bin/openapi-typescript ../var/openapi.yaml -o src/generated/api.ts)
+# --enum-values: every enum also as a const array (dtypeEnumValues, ...), so option lists come from the schema.
+# tests/architecture/test_api_types.py runs the generator with the same flags.
+(cd frontend && node_modules/.bin/openapi-typescript ../var/openapi.yaml --enum-values -o src/generated/api.ts)

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 # Each type names the Lab page it opens (same parameter names as the Lab's query string) and the parameters an
 # author may set; the web client reads this list (frontend/src/generated/diagrams.json, `manage.py export_diagrams`).
 
-DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
+# The simulators' dtypes (apps.simulators.modeling.specs.DTYPE_BYTES, in its order; core imports no other app, so
+# tests/simulators/test_vllm_defaults.py checks the two lists agree).
+DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4", "mxfp4")
 MODEL = {"kind": "model", "default": "llama-3.1-8b"}
 GPU = {"kind": "gpu", "default": "h100-sxm"}
 

@@ -20,6 +20,7 @@ from apps.core.exceptions import InvalidInput
 from apps.core.models import Status
 from apps.core.validation import clean_or_400
 from apps.simulators import modeling as m
+from apps.simulators.modeling.vllm_defaults import GPU_MEMORY_UTILIZATION
 from apps.simulators.models import GPU, ModelConfig
 from apps.simulators.tokenizer import Tokenized, approximate_tokenize, client_tokens
 from apps.simulators.validation import gpu_warnings, model_warnings
@@ -188,8 +189,8 @@ def _step(model, gpu, *, phase, batch_size, context_tokens, prompt_tokens, tenso
 
 def step_time_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, phase: str, batch_size: int, context_tokens: int,
                         prompt_tokens: int | None, tensor_parallel: int, weight_dtype: str, kv_dtype: str,
-                        gpu_memory_utilization: float = 0.9, pipeline_parallel: int = 1, data_parallel: int = 1,
-                        expert_parallel: int = 1, expert_routing_skew: float = 0.0) -> dict:
+                        gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION, pipeline_parallel: int = 1,
+                        data_parallel: int = 1, expert_parallel: int = 1, expert_routing_skew: float = 0.0) -> dict:
     layout = dict(pp=pipeline_parallel, dp=data_parallel, ep=expert_parallel)
     args = dict(batch_size=batch_size, context_tokens=context_tokens, prompt_tokens=prompt_tokens,
                 tensor_parallel=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
@@ -446,7 +447,8 @@ def moe_calculate(*, num_experts: int, top_k: int, tokens: int, zipf_exponent: f
 
 
 def request_walk_calculate(*, model, gpu, prompt: Tokenized, output_tokens: int, batch_size: int, tensor_parallel: int,
-                           weight_dtype: str, kv_dtype: str, gpu_memory_utilization: float = 0.9) -> dict:
+                           weight_dtype: str, kv_dtype: str,
+                           gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION) -> dict:
     """Prefill emits the first output token; output − 1 decode steps emit the rest (as the engine does). Decode step i
     (i = 1 … output − 1) feeds token i with n + i − 1 tokens cached and emits token i + 1."""
     n = len(prompt.ids)

@@ -74,6 +74,7 @@ from apps.simulators.engine.grid import (
 from apps.simulators.engine.metrics import SLO
 from apps.simulators.engine.screen import screen_points
 from apps.simulators.modeling import ModelInputError, Parallelism, vllm_serve_config
+from apps.simulators.modeling.vllm_defaults import GPU_MEMORY_UTILIZATION
 from apps.simulators.models import SweepJob, SweepPoint, SweepStatus
 from apps.simulators.simulation import point_compute, workload_build
 
@@ -432,7 +433,7 @@ def _recommend(user, request: dict, best: dict) -> dict:
         serve = vllm_serve_config(
             model, gpu, tp=params.get("tensor_parallel", 1), pp=params.get("pipeline_parallel", 1),
             dp=params.get("data_parallel", 1), ep=params.get("expert_parallel", 1), max_model_len=max_len,
-            gpu_memory_utilization=params.get("gpu_memory_utilization", 0.9),
+            gpu_memory_utilization=params.get("gpu_memory_utilization", GPU_MEMORY_UTILIZATION),
             weight_dtype=params.get("weight_dtype", "bf16"), kv_dtype=params.get("kv_dtype", "bf16"),
             max_num_seqs=params.get("max_num_seqs", 256),
             max_num_batched_tokens=params.get("max_num_batched_tokens", 8192),

@@ -248,13 +248,15 @@ def new_chapter(ctx: Ctx) -> dict:
     from apps.courses.models import Part
 
     return {"slug": "contract-chapter", "title": "Contract chapter", "part": Part.objects.order_by("order").first().slug,
-            "order": 99, "summary": "A chapter written by the contract test.", "body": "## One\n\nText.\n"}
+            "order": 99, "summary": "A chapter written by the contract test.", "body": "## One\n\nText.\n",
+            "sources": ["Kwon et al., PagedAttention (SOSP 2023), §4.5"]}
 
 
 def new_question(ctx: Ctx) -> dict:
     return {"slug": "contract-question", "kind": "numeric", "level": "core", "chapters": [ctx.chapter()],
             "prompt": "How many bytes in a KiB?", "answer": "1024.",
-            "numeric": {"value": 1024, "unit": "B", "tolerance": 0, "tolerance_mode": "absolute"}}
+            "numeric": {"value": 1024, "unit": "B", "tolerance": 0, "tolerance_mode": "absolute"},
+            "sources": ["IEC 80000-13:2008, binary prefixes (kibi = 2^10)"]}
 
 
 NEW_TERM = {"slug": "contract-term", "term": "Contract term", "definition": "A term written by the contract test."}

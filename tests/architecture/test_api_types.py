@@ -15,7 +15,8 @@ def test_committed_api_types_match_the_schema(tmp_path):
     env = {**os.environ, "DATABASE_URL": "sqlite:///:memory:"}  # as scripts/api-types.sh: one backend's int ranges
     subprocess.run([sys.executable, "manage.py", "spectacular", "--file", str(schema)], cwd=ROOT, env=env, check=True,
                    capture_output=True, timeout=120)
-    subprocess.run([str(GENERATOR), str(schema), "-o", str(types)], cwd=ROOT / "frontend", check=True,
+    # the flags of scripts/api-types.sh (--enum-values: the enums' values as const arrays the client's options use)
+    subprocess.run([str(GENERATOR), str(schema), "--enum-values", "-o", str(types)], cwd=ROOT / "frontend", check=True,
                    capture_output=True, timeout=120)
     committed = (ROOT / "frontend" / "src" / "generated" / "api.ts").read_text(encoding="utf-8")
     assert types.read_text(encoding="utf-8") == committed, "the API changed: run `make api-types` and commit"

@@ -17,7 +17,7 @@ SETUP = "model=llama-3.1-70b&gpu=h100-sxm&weight_dtype=bf16&kv_dtype=bf16&tensor
 def _infeasible_then_fixed(page, base_url: str, kind: str) -> None:
     page.goto(f"{base_url}/lab?{SETUP}")
     expect(page.get_by_label("Model")).to_have_value("llama-3.1-70b")
-    # 70.6 B parameters × 2 bytes = 141.1 GB of weights against 84.98 GB × 0.9 = 76.5 GB: it does not fit on one
+    # 70.6 B parameters × 2 bytes = 141.1 GB of weights against 84.98 GB × 0.92 = 78.2 GB: it does not fit on one
     # GPU. At TP 2 each H100 holds 70.6 GB of weights plus half of the 85.9 GB KV cache of 32 × 8,192 tokens, over
     # budget; at TP 4, 35.3 + 21.5 GB fit. So the smallest tensor parallelism that fits (and divides the heads) is 4.
     expect(page.get_by_test_id("fit-fits")).to_have_text("no")
@@ -72,7 +72,7 @@ def test_step_time_panel_names_the_smaller_dtype_fix(site, desktop):
     page.goto(f"{site.url}/lab/step-time?{SETUP}&batch_size=1&context_tokens=1024")
     warning = page.get_by_test_id("step-infeasible")
     expect(warning).to_contain_text("Does not fit: the weights alone")
-    # At TP 1 the 70.6 GB of FP8 weights fit the 76.5 GB budget with one short sequence: the dtype fix is named.
+    # At TP 1 the 70.6 GB of FP8 weights fit the 78.2 GB budget with one short sequence: the dtype fix is named.
     expect(warning).to_contain_text("weight_dtype fp8 at TP 1")
     page.get_by_label("Weight dtype").select_option("fp8")
     expect(page.get_by_test_id("step-infeasible")).to_have_count(0)

@@ -146,19 +146,20 @@ def test_llama_8b_fits_on_one_h100(api_client):
     # 8192 batched tokens × (4h + (q+2kv)·d_h + 2·F) × 2 B + 256 rows × V × 4 B of logits
     assert parts["activations"] == 8192 * (4 * 4096 + 48 * 128 + 2 * 14336) * 2 + 256 * 128256 * 4
     assert parts["runtime_overhead"] == 1.5e9
-    # budget: ceil(CUDA's total for an "80 GB" H100, 79.14 GiB = 84,975,927,951 B, × 0.9), as vLLM's request_memory
+    # budget: ceil(CUDA's total for an "80 GB" H100, 79.14 GiB = 84,975,927,951 B, × vLLM's default 0.92)
+    # = ceil(78,177,853,714.92) = 78,177,853,715 B, as vLLM's request_memory
     assert d["memory_bytes"] == 84_975_927_951 and d["gpu"]["marketing_memory_bytes"] == 80e9
-    assert d["budget_bytes"] == 76_478_335_156
+    assert d["budget_bytes"] == 78_177_853_715
     assert d["fits"] is True and d["min_tensor_parallel"] == 1
     assert d["max_concurrent_sequences"] == (
-        76_478_335_156 - parts["weights"] - parts["activations"] - 1.5e9) // (131_072 * 8192)
+        78_177_853_715 - parts["weights"] - parts["activations"] - 1.5e9) // (131_072 * 8192)
     assert parts["free"] == pytest.approx(84_975_927_951 - d["total_bytes_per_gpu"])
 
 
 def test_llama_70b_needs_tp_2_on_h100(api_client):
     d = fit(api_client, model="llama-3.1-70b", batch_size=1)
     # 70.55e9 params × 2 B = 141.1e9 B; at TP 2: 70.55e9 + activations 1.156e9 + 1.5e9 + 8,192 · 163,840 KV
-    # = 74.55e9 ≤ 76.48e9 (0.9 × the 84.98e9 B CUDA reports); against 80e9 × 0.9 = 72e9 it would have needed TP 4
+    # = 74.55e9 ≤ 78.18e9 (0.92 × the 84.98e9 B CUDA reports); against 80e9 × 0.92 = 73.6e9 it would have needed TP 4
     assert d["fits"] is False and d["min_tensor_parallel"] == 2
     assert fit(api_client, model="llama-3.1-70b", batch_size=1, tensor_parallel=2)["fits"] is True
 
@@ -173,7 +174,8 @@ def test_fit_with_inline_gpu_spec(api_client):
     spec = {"memory_bytes": 24e9, "hbm_bandwidth_bytes_per_s": 1e12, "bf16_dense_flops": 165e12,
             "interconnect_bandwidth_bytes_per_s": 64e9}
     d = post(api_client, "fit", {"model": "llama-3.1-8b", "gpu_spec": spec, "context_tokens": 8192, "batch_size": 1})
-    assert d["budget_bytes"] == 24e9 * 0.9 and d["fits"] is True
+    # ceil(24e9 × 0.92) = 22.08e9 B; 16.06e9 of weights + 0.97e9 of activations + 1.5e9 + 1.07e9 of KV = 19.60e9 fits
+    assert d["budget_bytes"] == 22_080_000_000 and d["fits"] is True
 
 
 @pytest.mark.parametrize("body, field", [

@@ -73,15 +73,16 @@ def test_extreme_but_valid_inputs_stay_finite(api_client):
 #   → 855,654,400 × 80 = 68,452,352,000; + final norm 8,192 → 70,553,706,496 params (the "70.6e9")
 #   BF16 weights 2 B each = 141,107,412,992 B.
 #   Budget per GPU = ceil(memory_bytes × gpu_memory_utilization), memory_bytes being the total CUDA reports for an
-#   "80 GB" H100 (79.14 GiB = 84,975,927,951 B; vLLM's request_memory): ceil(84,975,927,951 × 0.9) = 76,478,335,156 B.
-#   TP 1: weights alone 141.1e9 > 76.48e9.                                 → does not fit
+#   "80 GB" H100 (79.14 GiB = 84,975,927,951 B; vLLM's request_memory), at vLLM's default 0.92:
+#   ceil(84,975,927,951 × 0.92) = ceil(78,177,853,714.92) = 78,177,853,715 B.
+#   TP 1: weights alone 141.1e9 > 78.18e9.                                 → does not fit
 #   TP 2: weights 70,553,706,496 + activation peak 8192 · (4·8192 + 80·128/2 + 2·28672/2) · 2 + 256 · 128256/2 · 4
 #         = 1,156,186,112 + runtime 1.5e9 + KV (1024 cached + 1) · 2·80·(8/2)·128·2 = 1025 · 163,840 = 167,936,000
-#         = 73,377,828,608 B ≤ 76.48e9                                    → min TP 2 at the default 0.9
+#         = 73,377,828,608 B ≤ 78.18e9                                    → min TP 2 at the default 0.92
 #   At gpu_memory_utilization 0.85 the budget is ceil(84,975,927,951 × 0.85) = 72,229,538,759 < 73.38e9 → min TP 4
 #   Smaller dtype at TP 1: fp8 = (70,553,706,496 − 2,101,346,304) · 1 B + 2,101,346,304 · 2 B (embedding and head
 #   stay 16-bit) = 72,655,052,800 B + activations 8192 · (4·8192 + 80·128 + 2·28672) · 2 + 256 · 128256 · 4
-#   = 1,775,501,312 + 1.5e9 + 1025 · 327,680 KV = 76,266,426,112 ≤ 76,478,335,156 → fp8 (by 0.21 GB).
+#   = 1,775,501,312 + 1.5e9 + 1025 · 327,680 KV = 76,266,426,112 ≤ 78,177,853,715 → fp8 (by 1.91 GB).
 LLAMA_70B_BF16_TP2_BYTES = 70_553_706_496 + 1_156_186_112 + 1_500_000_000 + 1025 * 163_840
 
 
@@ -90,13 +91,13 @@ def test_step_time_of_70b_bf16_on_one_h100_is_infeasible(api_client):
     assert d["fits"] is False and d["feasible"] is False
     assert d["min_tensor_parallel"] == 2 and d["fix_weight_dtype"] == "fp8"
     assert d["reason"] == ("Does not fit: the weights alone (141,107,412,992 B per GPU at TP 1, bf16) exceed the budget "
-                           "84,975,927,951 B × 0.9 = 76,478,335,156 B of each NVIDIA H100 SXM5 80GB.")
+                           "84,975,927,951 B × 0.92 = 78,177,853,715 B of each NVIDIA H100 SXM5 80GB.")
     assert "tensor_parallel 2" in d["fix"] and "weight_dtype fp8 at TP 1" in d["fix"]
     assert d["note"].startswith("Does not fit") and d["weight_bytes"] == pytest.approx(141_107_412_992 - 2_101_346_304)
     tp2 = step(api_client, model="llama-3.1-70b", context_tokens=1024, tensor_parallel=2)
     assert LLAMA_70B_BF16_TP2_BYTES == 73_377_828_608
     assert tp2["fits"] is True and tp2["feasible"] is True and tp2["fix"] == "" and tp2["fix_weight_dtype"] is None
-    assert tp2["reason"].startswith(f"Fits: {LLAMA_70B_BF16_TP2_BYTES:,} B of the 76,478,335,156 B budget")
+    assert tp2["reason"].startswith(f"Fits: {LLAMA_70B_BF16_TP2_BYTES:,} B of the 78,177,853,715 B budget")
 
 
 def test_step_time_of_70b_bf16_needs_tp_4_at_85_percent_utilization(api_client):
@@ -127,8 +128,8 @@ def test_throughput_grows_with_batch_until_memory_is_full(api_client):
     d = curve(api_client)
     batches = [p["batch_size"] for p in d["points"]]
     assert batches[:4] == [1, 2, 4, 8] and batches[-1] == d["max_batch"]
-    # KV budget ÷ KV per sequence at 2048 + 256 tokens
-    kv_room = 76_478_335_156 - 8_030_261_248 * 2 - (8192 * 51200 * 2 + 256 * 128256 * 4) - 1.5e9
+    # KV budget ÷ KV per sequence at 2048 + 256 tokens; the budget at vLLM's default 0.92 is 78,177,853,715 B
+    kv_room = 78_177_853_715 - 8_030_261_248 * 2 - (8192 * 51200 * 2 + 256 * 128256 * 4) - 1.5e9
     assert d["max_batch"] == int(kv_room // (131_072 * 2304))
     speeds = [p["tokens_per_s"] for p in d["points"]]
     assert speeds == sorted(speeds)
@@ -140,7 +141,7 @@ def test_throughput_grows_with_batch_until_memory_is_full(api_client):
 def test_a_model_that_does_not_fit_gives_an_empty_curve(api_client):
     d = curve(api_client, model="llama-3.1-405b")
     assert d["points"] == [] and d["max_batch"] == 0 and "fits" in d["note"]
-    # 405.9e9 params × 2 B ≈ 811 GB: even 8 × 76.48 GB = 612 GB is too little, and int4 on one GPU (≈ 204 GB) too
+    # 405.9e9 params × 2 B ≈ 811 GB: even 8 × 78.18 GB = 625 GB is too little, and int4 on one GPU (≈ 204 GB) too
     assert d["fits"] is False and d["feasible"] is False
     assert d["min_tensor_parallel"] is None and d["fix_weight_dtype"] is None and "nothing up to TP 8" in d["fix"]
 
@@ -193,8 +194,8 @@ def test_capacity_that_fits_says_so(api_client):
 
 def test_capacity_of_70b_at_tp_1_is_infeasible_with_its_fix(api_client):
     d = capacity(api_client, model="llama-3.1-70b", tensor_parallel=1)
-    # 1 sequence of 1000 + 200 tokens; the weights alone (141.1 GB) exceed the 76.48 GB budget; fp8 at TP 1 fits
-    # (72,655,052,800 + 1,775,501,312 + 1.5e9 + 1200 · 327,680 = 76,323,766,112 ≤ 76,478,335,156)
+    # 1 sequence of 1000 + 200 tokens; the weights alone (141.1 GB) exceed the 78.18 GB budget; fp8 at TP 1 fits
+    # (72,655,052,800 + 1,775,501,312 + 1.5e9 + 1200 · 327,680 = 76,323,766,112 ≤ 78,177,853,715)
     assert d["feasible"] is False and d["fits"] is False and d["limiting_factor"] == "memory"
     assert d["min_tensor_parallel"] == 2 and d["fix_weight_dtype"] == "fp8"
     auto = capacity(api_client, model="llama-3.1-70b")

@@ -153,7 +153,8 @@ def serve(client, status=200, **body):
 def test_serve_config_picks_the_smallest_tp_that_fits(api_client):
     d = serve(api_client, kv_dtype="fp8")
     # TP 2: 70.55e9 B of BF16 weights per GPU + activations 1.156e9 + 1.5e9 + 2,500 · 81,920 B of FP8 KV = 73.41e9
-    # ≤ ceil(0.9 × 84,975,927,951) = 76,478,335,156 (the total CUDA reports for an "80 GB" H100)
+    # ≤ ceil(0.92 × 84,975,927,951) = 78,177,853,715 (vLLM's default share of the total CUDA reports for an
+    # "80 GB" H100)
     assert d["tensor_parallel"] == 2 and d["max_model_len"] == 2500
     assert d["command"].startswith("vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2")
     assert "--kv-cache-dtype fp8" in d["command"]

@@ -28,7 +28,8 @@ KV_8K = 8192 * 35_136
 # Activation peak (memory.activation_peak_bytes): 8,192 tokens · (4·7,168 + (128 + 2·128)·192/TP + 2·8·2,048/TP) · 2 B
 # + 256 · 129,280 · 4 B / TP: TP 1 → 8,192 · 135,168 · 2 + 132,382,720 = 2,346,975,232; TP 8 → 704,413,696.
 ACT_TP1, ACT_TP8 = 2_346_975_232, 704_413_696
-H200_BUDGET = 135_107_859_972  # ceil(0.9 · 150,119,844,413), 139.81 GiB as CUDA reports an H200
+# ceil(0.92 · 150,119,844,413) at vLLM's default gpu_memory_utilization; 139.81 GiB as CUDA reports an H200
+H200_BUDGET = 138_110_256_860
 
 
 def fp8(**kw):
@@ -41,13 +42,14 @@ def test_deepseek_v3_expert_parallel_memory_on_8_h200():
     # experts per GPU: 18,970,991,616 + 653,908,770,816 / 8 = 100,709,587,968 B per GPU
     assert ep.weights_bytes_per_gpu == NON_EXPERT + EXPERTS / 8 == 100_709_587_968
     assert ep.budget_bytes == H200_BUDGET and ep.fits
-    # KV room per rank (135,107,859,972 − 100,709,587,968 − 2,346,975,232 − 1.5e9) / 287,834,112 = 106.1 → 106 sequences
-    # of 8k per rank, 848 in the deployment
-    assert ep.max_concurrent_sequences == 106 == (H200_BUDGET - 100_709_587_968 - ACT_TP1 - 1.5e9) // KV_8K
+    # KV room per rank (138,110,256,860 − 100,709,587,968 − 2,346,975,232 − 1.5e9) / 287,834,112
+    # = 33,553,693,660 / 287,834,112 = 116.6 → 116 sequences of 8k per rank, 928 in the deployment
+    assert ep.max_concurrent_sequences == 116 == (H200_BUDGET - 100_709_587_968 - ACT_TP1 - 1.5e9) // KV_8K
     tp = fit(DSV3, GPUS["h200"], context_tokens=8192, tp=8, **fp8())
     # TP 8: 672,879,762,432 / 8 = 84,109,970,304 B per GPU, but MLA's latent KV is replicated on the 8 ranks:
-    # (135,107,859,972 − 84,109,970,304 − 704,413,696 − 1.5e9) / 287,834,112 = 169 sequences for the whole node
-    assert tp.weights_bytes_per_gpu == 84_109_970_304 and tp.max_concurrent_sequences == 169
+    # (138,110,256,860 − 84,109,970,304 − 704,413,696 − 1.5e9) / 287,834,112 = 51,795,872,860 / 287,834,112 = 179.95
+    # → 179 sequences for the whole node (928 > 5 × 179 = 895)
+    assert tp.weights_bytes_per_gpu == 84_109_970_304 and tp.max_concurrent_sequences == 179
     assert 8 * ep.max_concurrent_sequences > 5 * tp.max_concurrent_sequences
     assert "EP 8: 32 whole experts per GPU" in ep.derivation
 
@@ -55,8 +57,8 @@ def test_deepseek_v3_expert_parallel_memory_on_8_h200():
 def test_deepseek_v3_on_8_h100_is_a_headroom_problem():
     f = feasibility(DSV3, GPUS["h100-sxm"], context_tokens=8192, tp=8, **fp8())
     # 84,109,970,304 B per GPU < 84,975,927,951 B that CUDA reports (79.14 GiB): 865,957,647 B left, but the budget
-    # ceil(0.9 · 84,975,927,951) = 76,478,335,156 is below the weights
-    assert not f.fits and f.budget_bytes == 76_478_335_156 and f.weights_bytes_per_gpu == 84_109_970_304
+    # ceil(0.92 · 84,975,927,951) = ceil(78,177,853,714.92) = 78,177,853,715 is below the weights
+    assert not f.fits and f.budget_bytes == 78_177_853_715 and f.weights_bytes_per_gpu == 84_109_970_304
     assert "with 865,957,647 B left: the problem is headroom" in f.reason
     # attention DP 8 with EP 8 is worse: every rank replicates 18.97e9 B of non-expert weights → 100.7e9 B per GPU
     dp = feasibility(DSV3, GPUS["h100-sxm"], context_tokens=8192, tp=1, dp=8, ep=8, **fp8())
@@ -70,7 +72,8 @@ def test_two_node_and_32_gpu_expert_parallel_deployments():
     # 32 × H200 (4 nodes): DP 32, EP 32: 18,970,991,616 + 653,908,770,816 / 32 = 39,405,640,704 B per GPU
     wide = fit(DSV3, GPUS["h200"], context_tokens=8192, tp=1, dp=32, ep=32, **fp8())
     assert wide.parallel.gpus == 32 and wide.weights_bytes_per_gpu == 39_405_640_704
-    assert wide.max_concurrent_sequences == (H200_BUDGET - 39_405_640_704 - ACT_TP1 - 1.5e9) // KV_8K == 319
+    # (138,110,256,860 − 39,405,640,704 − 2,346,975,232 − 1.5e9) / 287,834,112 = 94,857,640,924 / 287,834,112 = 329.6
+    assert wide.max_concurrent_sequences == (H200_BUDGET - 39_405_640_704 - ACT_TP1 - 1.5e9) // KV_8K == 329
 
 
 def test_busiest_expert_parallel_rank_by_hand():

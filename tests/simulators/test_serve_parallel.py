@@ -148,7 +148,7 @@ def test_serve_config_takes_the_tp_that_expert_parallelism_implies(api_client, c
 
 def test_serve_config_keeps_data_parallel_replicas_of_the_smallest_tp(api_client, catalog):
     d = serve(api_client, kv_dtype="fp8", data_parallel=2)
-    # TP 2 fits (test_api_tools: 73.41e9 B ≤ 76.48e9 B per GPU); a dense model's DP ranks are replicas, so DP does
+    # TP 2 fits (test_api_tools: 73.41e9 B ≤ 78.18e9 B per GPU); a dense model's DP ranks are replicas, so DP does
     # not change a GPU's bytes: TP 2 × DP 2 = 4 GPUs in one pod
     assert (d["tensor_parallel"], d["data_parallel"], d["gpus"]) == (2, 2, 4)
     assert "--tensor-parallel-size 2 --data-parallel-size 2" in d["command"]

@@ -13,8 +13,10 @@ from apps.simulators import catalog
 from apps.simulators.engine.cluster import ROUTERS
 from apps.simulators.engine.grid import GRID_KEYS, MAX_POINTS, grid_size
 from apps.simulators.engine.workload import ARRIVALS, WorkloadError, from_trace, length_dist
+from apps.simulators.modeling.capacity import MAX_UTILIZATION
 from apps.simulators.modeling.collectives import ALGORITHMS, OPS
 from apps.simulators.modeling.specs import ATTENTION_KINDS, DTYPE_BYTES, MLP_KINDS, GPUSpec, ModelSpec
+from apps.simulators.modeling.vllm_defaults import BLOCK_SIZE, GPU_MEMORY_UTILIZATION
 from apps.simulators.models import GPU, ModelConfig
 from apps.simulators.simulation import MAX_TOKENS, workload_build
 
@@ -227,7 +229,7 @@ class FitInput(GPUChoice, ParallelInput):
     context_tokens = pos_int(MAX_CONTEXT)
     batch_size = pos_int(MAX_BATCH, default=1)
     tensor_parallel = pos_int(1024, default=1)
-    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.9)
+    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=GPU_MEMORY_UTILIZATION)
     max_num_batched_tokens = pos_int(MAX_CONTEXT, default=8192)
 
 
@@ -240,7 +242,7 @@ class StepTimeInput(GPUChoice, ParallelInput):
     tensor_parallel = pos_int(1024, default=1)
     weight_dtype = dtype_field()
     kv_dtype = dtype_field()
-    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.9,
+    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=GPU_MEMORY_UTILIZATION,
                                                     help_text="Share of GPU memory vLLM may use (the fit verdict)")
     expert_routing_skew = serializers.FloatField(min_value=0, max_value=10, default=0.0,
                                                  help_text="Zipf exponent of expert popularity (0: uniform routing); "
@@ -253,7 +255,7 @@ class ThroughputLatencyInput(GPUChoice):
     tensor_parallel = pos_int(1024, default=1)
     weight_dtype = dtype_field()
     kv_dtype = dtype_field()
-    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.9)
+    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=GPU_MEMORY_UTILIZATION)
     max_num_seqs = pos_int(100_000, default=1024)
 
 
@@ -277,8 +279,10 @@ class CapacityInput(GPUChoice, ParallelInput):
                                               help_text="Omit to let the planner pick the cheapest")
     weight_dtype = dtype_field()
     kv_dtype = dtype_field()
-    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.9)
-    max_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.9)
+    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=GPU_MEMORY_UTILIZATION)
+    max_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=MAX_UTILIZATION,
+                                             help_text="Highest prefill-queue utilization a plan may run at "
+                                                       "(a planning margin, not a vLLM setting)")
 
 
 class SpeculativeInput(serializers.Serializer):
@@ -320,7 +324,7 @@ class CollectivesInput(serializers.Serializer):
 
 class PagedKVInput(ModelChoice):
     model_required = False
-    block_size = pos_int(4096, default=16)
+    block_size = pos_int(4096, default=BLOCK_SIZE)
     sequence_lengths = serializers.ListField(child=pos_int(MAX_CONTEXT), min_length=1, max_length=10_000)
     max_model_len = pos_int(MAX_CONTEXT)
     kv_dtype = dtype_field()
@@ -376,7 +380,7 @@ class PrefixCacheInput(serializers.Serializer):
                                   required=False, max_length=1000,
                                   help_text="Prompt texts, tokenized server-side (approximate tokenizer)")
     synthetic = SyntheticPromptsSerializer(required=False, help_text="Requests sharing system prompts")
-    block_size = pos_int(4096, default=16)
+    block_size = pos_int(4096, default=BLOCK_SIZE)
     capacity_blocks = serializers.IntegerField(min_value=0, max_value=10_000_000)
 
     @classmethod
@@ -418,7 +422,7 @@ class RequestWalkInput(GPUChoice):
     tensor_parallel = pos_int(1024, default=1)
     weight_dtype = dtype_field()
     kv_dtype = dtype_field()
-    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.9,
+    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=GPU_MEMORY_UTILIZATION,
                                                     help_text="Share of GPU memory vLLM may use (the fit verdict)")
 
     @classmethod
@@ -444,7 +448,7 @@ class ServeConfigInput(GPUChoice, ParallelInput):
     tensor_parallel = serializers.ChoiceField(choices=TP_CHOICES, required=False, allow_null=True)
     weight_dtype = dtype_field()
     kv_dtype = dtype_field(choices=KV_DTYPES)
-    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.9)
+    gpu_memory_utilization = serializers.FloatField(min_value=0.01, max_value=1.0, default=GPU_MEMORY_UTILIZATION)
     max_num_seqs = pos_int(100_000, default=256)
     enable_prefix_caching = serializers.BooleanField(default=True)
 
@@ -511,8 +515,8 @@ class EngineInput(GPUChoice, ParallelInput):
     max_num_batched_tokens = serializers.IntegerField(min_value=16, max_value=131_072, default=8192)
     chunked_prefill = serializers.BooleanField(default=True)
     prefix_caching = serializers.BooleanField(default=False)
-    block_size = serializers.ChoiceField(choices=BLOCK_SIZES, default=16)
-    gpu_memory_utilization = serializers.FloatField(min_value=0.05, max_value=1.0, default=0.9)
+    block_size = serializers.ChoiceField(choices=BLOCK_SIZES, default=BLOCK_SIZE)
+    gpu_memory_utilization = serializers.FloatField(min_value=0.05, max_value=1.0, default=GPU_MEMORY_UTILIZATION)
     static_batching = serializers.BooleanField(default=False)
     weight_dtype = serializers.ChoiceField(choices=tuple(DTYPE_BYTES), default="bf16")
     kv_dtype = serializers.ChoiceField(choices=KV_DTYPES, default="bf16")

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from ..modeling.vllm_defaults import BLOCK_SIZE
+
 
 @dataclass(frozen=True)
 class SchedulerConfig:
@@ -27,7 +29,7 @@ class SchedulerConfig:
     max_num_batched_tokens: int = 8192
     chunked_prefill: bool = True
     prefix_caching: bool = False
-    block_size: int = 16
+    block_size: int = BLOCK_SIZE
     num_blocks: int = 10_000
     static_batching: bool = False
 

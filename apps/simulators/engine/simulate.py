@@ -20,6 +20,7 @@ from ..modeling.kv import kv_bytes_per_token_per_layer
 from ..modeling.memory import fit, tp_is_valid
 from ..modeling.parallel import Parallelism
 from ..modeling.specs import GPUSpec, ModelSpec
+from ..modeling.vllm_defaults import BLOCK_SIZE, GPU_MEMORY_UTILIZATION
 from .cluster import ROUTERS, run_replicas
 from .costs import roofline_step_cost
 from .disaggregation import run_disaggregated
@@ -38,8 +39,8 @@ class ServingSetup:
     max_num_batched_tokens: int = 8192
     chunked_prefill: bool = True
     prefix_caching: bool = False
-    block_size: int = 16
-    gpu_memory_utilization: float = 0.9
+    block_size: int = BLOCK_SIZE
+    gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION
     static_batching: bool = False
     weight_dtype: str = "bf16"
     kv_dtype: str = "bf16"

@@ -30,9 +30,12 @@ from .memory import TP_CHOICES, fit, tp_is_valid
 from .parallel import parallelism
 from .roofline import EfficiencyPriors, step_time
 from .specs import GPUSpec, ModelSpec
+from .vllm_defaults import GPU_MEMORY_UTILIZATION
 
 LN_100 = math.log(100.0)
 MAX_BATCH_SEARCH = 4096
+# Our planning knob, not a vLLM setting: the highest prefill-queue utilization ρ a plan may run at (step 3 above)
+MAX_UTILIZATION = 0.9
 
 
 @dataclass(frozen=True)
@@ -71,8 +74,8 @@ def plan_capacity(
     kv_dtype: str = "bf16",
     tp: int | None = None,
     price_per_gpu_hour: float | None = None,
-    gpu_memory_utilization: float = 0.9,
-    max_utilization: float = 0.9,
+    gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION,
+    max_utilization: float = MAX_UTILIZATION,
     priors: EfficiencyPriors | None = None,
     pp: int = 1,
     dp: int = 1,

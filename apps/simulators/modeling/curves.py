@@ -18,6 +18,7 @@ from ._util import MAX_CONTEXT_TOKENS, fmt, positive
 from .memory import fit
 from .roofline import EfficiencyPriors, step_time
 from .specs import GPUSpec, ModelSpec
+from .vllm_defaults import GPU_MEMORY_UTILIZATION
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def throughput_latency_curve(
     tp: int = 1,
     weight_dtype: str = "bf16",
     kv_dtype: str = "bf16",
-    gpu_memory_utilization: float = 0.9,
+    gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION,
     max_num_seqs: int = 1024,
     priors: EfficiencyPriors | None = None,
 ) -> CurveResult:

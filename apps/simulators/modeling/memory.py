@@ -34,6 +34,7 @@ from .kv import kv_bytes_per_sequence
 from .parallel import Parallelism, parallelism
 from .specs import DTYPE_BYTES as DTYPE_BYTES_OF
 from .specs import GPUSpec, ModelSpec, count_params, dtype_bytes
+from .vllm_defaults import GPU_MEMORY_UTILIZATION
 
 DEFAULT_RUNTIME_OVERHEAD_BYTES = 1.5e9
 TP_CHOICES = (1, 2, 4, 8)
@@ -105,7 +106,7 @@ def fit(
     tp: int = 1,
     weight_dtype: str = "bf16",
     kv_dtype: str = "bf16",
-    gpu_memory_utilization: float = 0.9,
+    gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION,
     max_num_batched_tokens=8192,
     max_num_seqs=256,
     runtime_overhead_bytes: float = DEFAULT_RUNTIME_OVERHEAD_BYTES,
@@ -192,7 +193,7 @@ def min_tp(
     batch: float = 1,
     weight_dtype: str = "bf16",
     kv_dtype: str = "bf16",
-    gpu_memory_utilization: float = 0.9,
+    gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION,
     max_num_batched_tokens: float = 8192,
     runtime_overhead_bytes: float = DEFAULT_RUNTIME_OVERHEAD_BYTES,
     pp: int = 1,
@@ -255,7 +256,7 @@ def feasibility(
     tp: int = 1,
     weight_dtype: str = "bf16",
     kv_dtype: str = "bf16",
-    gpu_memory_utilization: float = 0.9,
+    gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION,
     max_num_batched_tokens: float = 8192,
     pp: int = 1,
     dp: int = 1,

@@ -17,6 +17,7 @@ import numpy as np
 
 from ._util import MAX_CONTEXT_TOKENS, fmt, out, positive
 from .errors import ModelInputError
+from .vllm_defaults import BLOCK_SIZE
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class PagedKVResult:
     derivation: str
 
 
-def blocks_needed(sequence_tokens, block_size: int = 16) -> float | np.ndarray:
+def blocks_needed(sequence_tokens, block_size: int = BLOCK_SIZE) -> float | np.ndarray:
     """ceil(tokens / block_size) blocks per sequence (vectorized)."""
     s = positive("sequence_tokens", sequence_tokens, MAX_CONTEXT_TOKENS)
     bs = float(positive("block_size", block_size, 1 << 20))
@@ -41,7 +42,7 @@ def blocks_needed(sequence_tokens, block_size: int = 16) -> float | np.ndarray:
 
 
 def paged_vs_contiguous(
-    sequence_tokens, *, max_model_len: int, block_size: int = 16, kv_bytes_per_token: float = 1.0
+    sequence_tokens, *, max_model_len: int, block_size: int = BLOCK_SIZE, kv_bytes_per_token: float = 1.0
 ) -> PagedKVResult:
     """Waste of contiguous max-length reservation vs paged blocks for a set of sequences."""
     s = np.atleast_1d(positive("sequence_tokens", sequence_tokens, MAX_CONTEXT_TOKENS))

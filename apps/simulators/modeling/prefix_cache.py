@@ -25,6 +25,7 @@ from itertools import chain as concat
 import numpy as np
 
 from .errors import ModelInputError
+from .vllm_defaults import BLOCK_SIZE
 
 ROOT_HASH = 0
 MASK_64 = (1 << 64) - 1
@@ -106,13 +107,13 @@ def _chain_keys(prompts: Sequence[Sequence[int]] | np.ndarray, block_size: int) 
     return (running - np.repeat(before, counts)) * _powers(CHAIN_MULTIPLIER, longest)[local], counts
 
 
-def prompt_chains(prompts: Sequence[Sequence[int]] | np.ndarray, block_size: int = 16) -> list[np.ndarray]:
+def prompt_chains(prompts: Sequence[Sequence[int]] | np.ndarray, block_size: int = BLOCK_SIZE) -> list[np.ndarray]:
     """Chained uint64 keys of the full blocks of each prompt, all prompts hashed in one pass."""
     keys, counts = _chain_keys(prompts, block_size)
     return np.split(keys, np.cumsum(counts)[:-1]) if len(counts) else []
 
 
-def block_hashes(tokens: Sequence[int], block_size: int = 16) -> list[int]:
+def block_hashes(tokens: Sequence[int], block_size: int = BLOCK_SIZE) -> list[int]:
     """Chained hashes of every full block of `tokens`."""
     return prompt_chains([tokens], block_size)[0].tolist()
 
@@ -163,7 +164,7 @@ def _leading_hits(cached: np.ndarray, counts: np.ndarray) -> list[int]:
     return np.bincount(prompt_of_block[leading], minlength=len(counts)).tolist()
 
 
-def lru_hit_rate(prompts: Sequence[Sequence[int]] | np.ndarray, *, block_size: int = 16,
+def lru_hit_rate(prompts: Sequence[Sequence[int]] | np.ndarray, *, block_size: int = BLOCK_SIZE,
                  capacity_blocks: int) -> PrefixCacheResult:
     """Replay prompts (token id lists, or a 2-D matrix of equal-length prompts) in arrival order
     through an LRU cache of `capacity_blocks` blocks."""

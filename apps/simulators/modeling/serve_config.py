@@ -34,6 +34,7 @@ from .k8s_manifest import serving_manifests
 from .memory import tp_is_valid
 from .parallel import GPUS_PER_NODE, Parallelism, parallelism
 from .specs import DTYPE_BYTES, GPUSpec, ModelSpec
+from .vllm_defaults import GPU_MEMORY_UTILIZATION
 
 QUANTIZATION_FLAG = {"fp8": "fp8", "int8": None, "int4": None, "mxfp4": None}
 DEFAULT_IMAGE = {"nvidia": "vllm/vllm-openai:v0.33.0", "amd": "rocm/vllm:latest"}
@@ -56,7 +57,7 @@ def vllm_serve_config(
     dp: int = 1,
     ep: int = 1,
     max_model_len: int = 8192,
-    gpu_memory_utilization: float = 0.9,
+    gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION,
     weight_dtype: str = "bf16",
     kv_dtype: str = "bf16",
     max_num_seqs: int = 256,

@@ -1740,7 +1740,7 @@ export interface components {
             /** @description Time spent on the question; measured by the server when absent */
             duration_ms?: number;
         };
-        /** @description An answer in the question's kind (keys.grade checks it against the kind and the key). */
+        /** @description An answer in the question's kind (kinds.grade checks it against the kind and the key). */
         AnswerRequest: {
             /** @description Choice kinds: display indexes of the chosen options */
             selected?: number[];
@@ -1983,11 +1983,12 @@ export interface components {
             kv_dtype: components["schemas"]["DtypeEnum"];
             /**
              * Format: double
-             * @default 0.9
+             * @default 0.92
              */
             gpu_memory_utilization: number;
             /**
              * Format: double
+             * @description Highest prefill-queue utilization a plan may run at (a planning margin, not a vLLM setting)
              * @default 0.9
              */
             max_utilization: number;
@@ -2228,6 +2229,7 @@ export interface components {
             prerequisites: string[];
             simulators: string[];
             glossary: string[];
+            sources: string[];
             status: string;
             /** Format: date-time */
             updated_at: string;
@@ -2311,6 +2313,8 @@ export interface components {
             simulators?: string[];
             /** @description Glossary term slugs the chapter uses */
             glossary?: string[];
+            /** @description Where its facts come from, one string each (at most 30, each at most 500 characters): a file and function at a release, a paper section, a datasheet */
+            sources?: string[];
             /**
              * @description draft (authors only) or published; new items default to draft
              *
@@ -2392,7 +2396,7 @@ export interface components {
             block_size: components["schemas"]["BlockSizeEnum"];
             /**
              * Format: double
-             * @default 0.9
+             * @default 0.92
              */
             gpu_memory_utilization: number;
             /** @default false */
@@ -2767,7 +2771,7 @@ export interface components {
             block_size: components["schemas"]["BlockSizeEnum"];
             /**
              * Format: double
-             * @default 0.9
+             * @default 0.92
              */
             gpu_memory_utilization: number;
             /** @default false */
@@ -3012,7 +3016,7 @@ export interface components {
             kind: components["schemas"]["EvidenceKindEnum"];
             label: string;
         };
-        /** @description The right key in answer terms (keys.grade): the fields of the question's kind; none for open questions. */
+        /** @description The right key in answer terms (kinds.grade): the fields of the question's kind; none for open questions. */
         Feedback: {
             /** @description Choice kinds: indexes of the right options in display order */
             correct_options?: number[];
@@ -3087,7 +3091,7 @@ export interface components {
             tensor_parallel: number;
             /**
              * Format: double
-             * @default 0.9
+             * @default 0.92
              */
             gpu_memory_utilization: number;
             /** @default 8192 */
@@ -4788,6 +4792,8 @@ export interface components {
             simulators?: string[];
             /** @description Glossary term slugs the chapter uses */
             glossary?: string[];
+            /** @description Where its facts come from, one string each (at most 30, each at most 500 characters): a file and function at a release, a paper section, a datasheet */
+            sources?: string[];
             /**
              * @description draft (authors only) or published; new items default to draft
              *
@@ -4972,6 +4978,8 @@ export interface components {
             bins?: string[];
             /** @description Matching: at least two */
             pairs?: components["schemas"]["PairRequest"][];
+            /** @description Where its facts come from, one string each (at most 30, each at most 500 characters): a file and function at a release, a paper section, a datasheet */
+            sources?: string[];
             /**
              * @description draft (authors only) or published; new items default to draft
              *
@@ -5158,6 +5166,7 @@ export interface components {
             })[];
             bins?: string[];
             pairs?: components["schemas"]["Pair"][];
+            sources: string[];
             key_version: number;
             status: string;
             /** Format: date-time */
@@ -5211,6 +5220,8 @@ export interface components {
             bins?: string[];
             /** @description Matching: at least two */
             pairs?: components["schemas"]["PairRequest"][];
+            /** @description Where its facts come from, one string each (at most 30, each at most 500 characters): a file and function at a release, a paper section, a datasheet */
+            sources?: string[];
             /**
              * @description draft (authors only) or published; new items default to draft
              *
@@ -5281,7 +5292,7 @@ export interface components {
             /**
              * Format: double
              * @description Share of GPU memory vLLM may use (the fit verdict)
-             * @default 0.9
+             * @default 0.92
              */
             gpu_memory_utilization: number;
         } & ((unknown | unknown) & (unknown | unknown) & ({
@@ -5516,7 +5527,7 @@ export interface components {
             kv_dtype: components["schemas"]["KvDtypeEnum"];
             /**
              * Format: double
-             * @default 0.9
+             * @default 0.92
              */
             gpu_memory_utilization: number;
             /** @default 256 */
@@ -5777,7 +5788,7 @@ export interface components {
             /**
              * Format: double
              * @description Share of GPU memory vLLM may use (the fit verdict)
-             * @default 0.9
+             * @default 0.92
              */
             gpu_memory_utilization: number;
             /**
@@ -5957,7 +5968,7 @@ export interface components {
             block_size: components["schemas"]["BlockSizeEnum"];
             /**
              * Format: double
-             * @default 0.9
+             * @default 0.92
              */
             gpu_memory_utilization: number;
             /** @default false */
@@ -6032,7 +6043,7 @@ export interface components {
             block_size: components["schemas"]["BlockSizeEnum"];
             /**
              * Format: double
-             * @default 0.9
+             * @default 0.92
              */
             gpu_memory_utilization: number;
             /** @default false */
@@ -6353,7 +6364,7 @@ export interface components {
             kv_dtype: components["schemas"]["DtypeEnum"];
             /**
              * Format: double
-             * @default 0.9
+             * @default 0.92
              */
             gpu_memory_utilization: number;
             /** @default 1024 */
@@ -17888,3 +17899,64 @@ export interface operations {
         };
     };
 }
+type FlattenedDeepRequired<T> = {
+    [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
+};
+type ReadonlyArray<T> = [
+    Exclude<T, undefined>
+] extends [
+    unknown[]
+] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsApiV1ChaptersGetParametersQueryLevelValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/chapters/"]["get"]["parameters"]["query"]["level"]> = ["core", "mid", "senior", "staff"];
+export const pathsApiV1DiagnosisGetParametersQueryGameValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/diagnosis/"]["get"]["parameters"]["query"]["game"]> = ["diagnosis", "k8s-incident"];
+export const pathsApiV1FlashcardsCardsGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/cards/"]["get"]["parameters"]["query"]["sort"]> = ["due", "added", "lapses", "reps", "difficulty", "stability", "last_review", "card", "-due", "-added", "-lapses", "-reps", "-difficulty", "-stability", "-last_review", "-card"];
+export const pathsApiV1FlashcardsCardsGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/cards/"]["get"]["parameters"]["query"]["state"]> = [0, 1, 2, 3];
+export const pathsApiV1FlashcardsExportGetParametersQueryFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/export/"]["get"]["parameters"]["query"]["format"]> = ["json", "csv", "apkg"];
+export const pathsApiV1QuestionsGetParametersQueryKindValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/questions/"]["get"]["parameters"]["query"]["kind"]> = ["categorize", "matching", "multiple_choice", "numeric", "open", "ordering", "single_choice"];
+export const pathsApiV1QuestionsGetParametersQueryLevelValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/questions/"]["get"]["parameters"]["query"]["level"]> = ["core", "mid", "senior", "staff"];
+export const actionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ActionEnum"]> = ["suspend", "unsuspend", "bury", "unbury", "reset", "reschedule"];
+export const algorithmEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AlgorithmEnum"]> = ["ring", "tree", "one_shot"];
+export const arrivalEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ArrivalEnum"]> = ["poisson", "gamma", "onoff"];
+export const attentionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AttentionEnum"]> = ["mha", "gqa", "mqa", "mla"];
+export const blankEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BlankEnum"]> = [""];
+export const blockSizeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BlockSizeEnum"]> = [8, 16, 32, 64, 128];
+export const capacityTensorParallelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CapacityTensorParallelEnum"]> = [1, 2, 4, 8];
+export const cardStateEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardStateEnum"]> = [0, 1, 2, 3];
+export const contentStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContentStatusEnum"]> = ["draft", "published", "archived"];
+export const deckKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeckKindEnum"]> = ["all", "part", "chapter", "topic"];
+export const densityEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DensityEnum"]> = ["compact", "comfortable"];
+export const dtypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DtypeEnum"]> = ["fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4", "mxfp4"];
+export const effectEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EffectEnum"]> = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+export const evidenceKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EvidenceKindEnum"]> = ["events", "logs", "metrics", "config", "profile", "workload"];
+export const formatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FormatEnum"]> = ["llmkit-flashcards"];
+export const inlineModelAttentionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelAttentionEnum"]> = ["mha", "gqa", "mqa", "mla"];
+export const inlineModelMlpEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelMlpEnum"]> = ["gated", "plain"];
+export const investigationGameEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InvestigationGameEnum"]> = ["diagnosis", "k8s-incident"];
+export const k8sRequirementInputOperatorEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["K8sRequirementInputOperatorEnum"]> = ["In", "NotIn", "Exists", "DoesNotExist"];
+export const k8sTolerationInputOperatorEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["K8sTolerationInputOperatorEnum"]> = ["Equal", "Exists"];
+export const kvDtypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KvDtypeEnum"]> = ["bf16", "fp16", "fp8"];
+export const levelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LevelEnum"]> = ["core", "mid", "senior", "staff"];
+export const lineSpacingEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LineSpacingEnum"]> = ["compact", "normal", "relaxed"];
+export const mergeInputRequestChaptersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MergeInputRequest"]["chapters"][string]> = ["reading", "understood"];
+export const mlpEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MlpEnum"]> = ["gated", "plain"];
+export const modeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ModeEnum"]> = ["practice", "interview"];
+export const opEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OpEnum"]> = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all"];
+export const ownCardKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OwnCardKindEnum"]> = ["basic", "cloze"];
+export const phaseEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PhaseEnum"]> = ["prefill", "decode"];
+export const progressStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProgressStatusEnum"]> = ["reading", "understood"];
+export const questionKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["QuestionKindEnum"]> = ["open", "single_choice", "multiple_choice", "numeric", "ordering", "categorize", "matching"];
+export const readingWidthEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReadingWidthEnum"]> = ["narrow", "medium", "wide"];
+export const resultEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ResultEnum"]> = ["correct", "wrong"];
+export const routerEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RouterEnum"]> = ["round_robin", "least_outstanding", "prefix_aware"];
+export const searchResultKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SearchResultKindEnum"]> = ["chapter", "term", "question"];
+export const selfRatingEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelfRatingEnum"]> = ["again", "hard", "good", "easy"];
+export const slidingWindowPatternEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SlidingWindowPatternEnum"]> = ["all", "alternate"];
+export const sourceTypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SourceTypeEnum"]> = ["question", "term", "number", "own"];
+export const sweepModeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SweepModeEnum"]> = ["two_stage", "exhaustive"];
+export const sweepStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SweepStatusEnum"]> = ["queued", "running", "succeeded", "failed", "cancelled"];
+export const tensorParallelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TensorParallelEnum"]> = [1, 2, 4, 8, 16];
+export const textSizeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TextSizeEnum"]> = ["small", "medium", "large", "x-large"];
+export const themeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ThemeEnum"]> = ["system", "light", "dark"];
+export const toleranceModeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToleranceModeEnum"]> = ["relative", "absolute"];
+export const vendorEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VendorEnum"]> = ["nvidia", "amd", "other"];
+export const versionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VersionEnum"]> = [1];

@@ -96,11 +96,13 @@ export function ModelGpuPicker({ values, set, noGpu, error }: { values: Record<s
   );
 }
 
-export function DtypePicker({ values, set, weights = true, kv = true }: { values: Record<string, string>; set: Set; weights?: boolean; kv?: boolean }) {
+export function DtypePicker({ values, set, weights = true, kv = true, kvDtypes = DTYPES }: {
+  values: Record<string, string>; set: Set; weights?: boolean; kv?: boolean; kvDtypes?: string[];
+}) {
   return (
     <>
       {weights && <SelectInput name="weight_dtype" label="Weight dtype" values={values} set={set} options={DTYPES} />}
-      {kv && <SelectInput name="kv_dtype" label="KV dtype" values={values} set={set} options={DTYPES} />}
+      {kv && <SelectInput name="kv_dtype" label="KV dtype" values={values} set={set} options={kvDtypes} />}
     </>
   );
 }

@@ -2,7 +2,7 @@
 import { useState } from "react";
 import { api, ApiError } from "../../../lib/api";
 import { ModelGpuPicker, NumberInput, SelectInput } from "../form";
-import { modelChoice, num, useQueryState } from "../lib";
+import { modelChoice, num, ROUTERS, useQueryState, VLLM_DEFAULTS } from "../lib";
 import { Histogram, TimeSeries } from "../charts";
 
 interface Stats { p50: number; p90: number; p99: number; mean: number }
@@ -26,7 +26,8 @@ const DEFAULTS = {
   model: "llama-3.1-8b", gpu: "h100-sxm", tensor_parallel: "1", replicas: "1", router: "round_robin",
   rate: "10", num_requests: "300", prompt: "512", output: "128", max_num_seqs: "256",
   max_num_batched_tokens: "8192", chunked_prefill: "true", prefix_caching: "false", static_batching: "false",
-  block_size: "16", gpu_memory_utilization: "0.9", ttft: "1", tpot: "0.1", seed: "0",
+  block_size: String(VLLM_DEFAULTS.block_size), gpu_memory_utilization: String(VLLM_DEFAULTS.gpu_memory_utilization),
+  ttft: "1", tpot: "0.1", seed: "0",
 };
 
 function engineBody(v: Record<string, string>): Record<string, unknown> {
@@ -86,8 +87,7 @@ export default function EngineArea() {
         <ModelGpuPicker values={v} set={set} error={error} />
         {field("tensor_parallel", "Tensor parallel", "1")}
         {field("replicas", "Replicas", "1")}
-        <SelectInput name="router" label="Router" values={v} set={set}
-          options={[["round_robin", "round robin"], ["least_outstanding", "least outstanding"], ["prefix_aware", "prefix aware"]]} />
+        <SelectInput name="router" label="Router" values={v} set={set} options={ROUTERS} />
         {field("rate", "Arrival rate (req/s)")}
         {field("num_requests", "Requests", "1")}
         {field("prompt", "Median prompt tokens", "1")}
