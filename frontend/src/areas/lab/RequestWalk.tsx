@@ -145,3 +145,5 @@ function Walk({ data, pieces, answer }: { data: SimulatorResults["request-walk"]
     </div>
   );
 }
+
+export const PANELS = { "request-walk": RequestWalkPanel };

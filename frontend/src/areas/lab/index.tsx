@@ -3,20 +3,15 @@ import { Route, Routes, useLocation } from "react-router-dom";
 import EngineArea from "./engine";
 import SweepsArea from "./sweeps";
 import MainLab, { ToolNav } from "./MainLab";
-import RequestWalkPanel from "./RequestWalk";
-import { K8sManifestPanel, K8sPendingPanel, K8sQuotaGatesPanel, K8sRotationPanel } from "./k8s";
-import {
-  CapacityPanel, CollectivesPanel, FitPanel, KVCachePanel, MoEPanel, PagedKVPanel, PrefixCachePanel, ServeConfigPanel,
-  SpeculativePanel, StepTimePanel, ThroughputLatencyPanel,
-} from "./panels";
 import "./lab.css";
 
-const PANELS: Record<string, ComponentType> = {
-  "kv-cache": KVCachePanel, fit: FitPanel, "step-time": StepTimePanel, "throughput-latency": ThroughputLatencyPanel,
-  capacity: CapacityPanel, speculative: SpeculativePanel, collectives: CollectivesPanel, "paged-kv": PagedKVPanel,
-  "prefix-cache": PrefixCachePanel, moe: MoEPanel, "request-walk": RequestWalkPanel, "serve-config": ServeConfigPanel,
-  "k8s-pending": K8sPendingPanel, "k8s-quota-gates": K8sQuotaGatesPanel, "k8s-rotation": K8sRotationPanel, "k8s-manifest": K8sManifestPanel,
-};
+type PanelModule = { PANELS?: Record<string, ComponentType> };
+// Every module of the Lab that draws pages exports PANELS (page name → component), found here by file: a new
+// simulator's page is one module (./<name>.tsx or ./<name>/index.tsx) and its entry in apps/core/registry.py.
+const PANELS: Record<string, ComponentType> = Object.assign(
+  {}, ...Object.values(import.meta.glob<PanelModule>(["./*.tsx", "./*/index.tsx", "!./index.tsx"], { eager: true }))
+    .map((module) => module.PANELS ?? {}),
+);
 
 function Panel() {
   const tool = useLocation().pathname.replace(/^\/lab\/?/, "").split("/")[0];

@@ -1,22 +1,19 @@
 // Shared plumbing for the Inference Lab: state in the query string, debounced + abortable simulator calls, formatting.
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useSearchParams } from "react-router-dom";
-import type { components } from "../../generated/api";
+import { algorithmEnumValues, dtypeEnumValues, kvDtypeEnumValues, opEnumValues, phaseEnumValues, routerEnumValues, type paths } from "../../generated/api";
 import { api, ApiError, type Page } from "../../lib/api";
 
 // Responses are documented in the OpenAPI schema; panels read the fields they draw.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Result = Record<string, any>;
 
-type Schemas = components["schemas"];
 /** Each simulator's response as the API documents it (src/generated/api.ts is generated from /api/schema/). */
-export interface SimulatorResults {
-  "kv-cache": Schemas["KVCacheOutput"]; fit: Schemas["FitOutput"]; "step-time": Schemas["StepTimeOutput"];
-  "throughput-latency": Schemas["ThroughputLatencyOutput"]; capacity: Schemas["CapacityOutput"];
-  speculative: Schemas["SpeculativeOutput"]; collectives: Schemas["CollectivesOutput"]; "paged-kv": Schemas["PagedKVOutput"];
-  "prefix-cache": Schemas["PrefixCacheOutput"]; moe: Schemas["MoEOutput"]; "request-walk": Schemas["RequestWalkOutput"];
-  "serve-config": Schemas["ServeConfigOutput"]; engine: Schemas["EngineOutput"];
-}
+/** What each simulator endpoint answers, read from the generated schema (a new simulator needs no line here). */
+type SimulatorPath = Extract<keyof paths, `/api/v1/simulators/${string}/`>;
+type PageName<P> = P extends `/api/v1/simulators/${infer Name}/` ? Name : never;
+type Answer<P extends SimulatorPath> = paths[P] extends { post: { responses: { 200: { content: { "application/json": infer R } } } } } ? R : never;
+export type SimulatorResults = { [P in SimulatorPath as PageName<P>]: Answer<P> };
 
 export interface CatalogModel {
   slug: string; name: string; hidden_size: number; num_layers: number; num_attention_heads: number;
@@ -26,7 +23,20 @@ export interface CatalogModel {
 }
 export interface CatalogGPU { slug: string; name: string; memory_bytes: number; interconnect_bandwidth_bytes_per_s: number; price_per_hour_usd: number }
 
-export const DTYPES = ["fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4"];
+// Option lists are the API's enums (src/generated/api.ts, `make api-types`), so a value the server adds shows up here.
+/** Weight and KV dtypes the analytic simulators accept. */
+export const DTYPES: string[] = [...dtypeEnumValues];
+/** KV cache dtypes the engine and `vllm serve` take. */
+export const KV_DTYPES: string[] = [...kvDtypeEnumValues];
+export const PHASES: string[] = [...phaseEnumValues];
+export const COLLECTIVE_OPS: string[] = [...opEnumValues];
+export const COLLECTIVE_ALGORITHMS: string[] = [...algorithmEnumValues];
+export const ROUTERS: [string, string][] = routerEnumValues.map((r) => [r, r.replaceAll("_", " ")]);
+
+/** vLLM's defaults the forms start from: vLLM v0.33.0, vllm/config/cache.py (CacheConfig.gpu_memory_utilization,
+ * CacheConfig.DEFAULT_BLOCK_SIZE). The server's defaults are the same constants (apps/simulators/modeling/
+ * vllm_defaults.py); tests/simulators/test_vllm_defaults.py checks that the two agree. */
+export const VLLM_DEFAULTS = { gpu_memory_utilization: 0.92, block_size: 16 } as const;
 
 /** Lab state lives in the query string so every view is a shareable URL. */
 export function useQueryState(defaults: Record<string, string>): [Record<string, string>, (patch: Record<string, string | null>) => void] {

@@ -2,7 +2,10 @@
 import { useState } from "react";
 import { Bars, C, Legend, Plot } from "./charts";
 import { DtypePicker, Explain, ModelGpuPicker, NumberInput, SelectInput, Stat } from "./form";
-import { fmtBytes, fmtNum, fmtSeconds, modelChoice, num, useCatalog, useQueryState, useSimulation, type SimulatorResults } from "./lib";
+import {
+  COLLECTIVE_ALGORITHMS, COLLECTIVE_OPS, fmtBytes, fmtNum, fmtSeconds, KV_DTYPES, modelChoice, num, PHASES, useCatalog, useQueryState,
+  useSimulation, VLLM_DEFAULTS, type SimulatorResults,
+} from "./lib";
 import { CostView, CurveView, MemoryView, StepView } from "./views";
 
 export const BASE_DEFAULTS = {
@@ -43,7 +46,7 @@ export function KVCachePanel() {
 }
 
 export function FitPanel() {
-  const [v, set] = useTool({ gpu_memory_utilization: "0.9" });
+  const [v, set] = useTool({ gpu_memory_utilization: String(VLLM_DEFAULTS.gpu_memory_utilization) });
   const { data, error, loading } = useSimulation("fit", fitBody(v));
   return (
     <Tool title="Will it fit?" form={<>
@@ -63,7 +66,7 @@ export function FitPanel() {
 export function fitBody(v: Record<string, string>) {
   return {
     ...modelChoice(v), gpu: v.gpu, weight_dtype: v.weight_dtype, kv_dtype: v.kv_dtype, context_tokens: num(v.context_tokens, 0),
-    batch_size: num(v.batch_size, 0), tensor_parallel: num(v.tensor_parallel, 0), gpu_memory_utilization: num(v.gpu_memory_utilization, 0.9),
+    batch_size: num(v.batch_size, 0), tensor_parallel: num(v.tensor_parallel, 0), gpu_memory_utilization: num(v.gpu_memory_utilization, VLLM_DEFAULTS.gpu_memory_utilization),
   };
 }
 
@@ -80,7 +83,7 @@ export function StepTimePanel() {
   return (
     <Tool title="Step time and the roofline" form={<>
       <ModelGpuPicker values={v} set={set} error={error} />
-      <SelectInput name="phase" label="Phase" values={v} set={set} options={["decode", "prefill"]} />
+      <SelectInput name="phase" label="Phase" values={v} set={set} options={PHASES} />
       <DtypePicker values={v} set={set} />
       <NumberInput name="context_tokens" label={v.phase === "prefill" ? "Prompt tokens" : "Cached context tokens"} values={v} set={set} error={error} />
       <NumberInput name="batch_size" label="Batch size" values={v} set={set} error={error} />
@@ -188,10 +191,10 @@ export function CollectivesPanel() {
   return (
     <Tool title="Collectives (α–β)" form={<>
       <ModelGpuPicker values={v} set={set} error={error} />
-      <SelectInput name="op" label="Operation" values={v} set={set} options={["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]} />
-      <SelectInput name="algorithm" label="Algorithm" values={v} set={set} options={["ring", "tree", "one_shot"]} />
+      <SelectInput name="op" label="Operation" values={v} set={set} options={COLLECTIVE_OPS} />
+      <SelectInput name="algorithm" label="Algorithm" values={v} set={set} options={COLLECTIVE_ALGORITHMS} />
       <NumberInput name="tensor_parallel" label="GPUs" values={v} set={set} error={error} />
-      <SelectInput name="phase" label="Phase (sets the message)" values={v} set={set} options={["decode", "prefill"]} />
+      <SelectInput name="phase" label="Phase (sets the message)" values={v} set={set} options={PHASES} />
       <label className="lab-field"><span>Message bytes</span>
         <input type="number" value={String(message)} min={1} onChange={(e) => set({ message_bytes: e.target.value })} /></label>
     </>}>
@@ -218,7 +221,7 @@ function sequenceLengths(mean: number, count: number): number[] {
 }
 
 export function PagedKVPanel() {
-  const [v, set] = useTool({ block_size: "16", context_tokens: "1000", batch_size: "24" });
+  const [v, set] = useTool({ block_size: String(VLLM_DEFAULTS.block_size), context_tokens: "1000", batch_size: "24" });
   const count = Math.min(Math.max(num(v.batch_size, 1), 1), 10_000);
   const lengths = sequenceLengths(num(v.context_tokens, 1), count);
   const maxLen = num(v.max_model_len, Math.max(...lengths, 2 * num(v.context_tokens, 1)));
@@ -274,7 +277,7 @@ function Pager({ sequences, blockSize }: { sequences: SimulatorResults["paged-kv
 }
 
 export function PrefixCachePanel() {
-  const [v, set] = useTool({ block_size: "16", batch_size: "20", context_tokens: "2200", system_share: "0.8", capacity_blocks: "2000", system_prompts: "2" });
+  const [v, set] = useTool({ block_size: String(VLLM_DEFAULTS.block_size), batch_size: "20", context_tokens: "2200", system_share: "0.8", capacity_blocks: "2000", system_prompts: "2" });
   const ctx = num(v.context_tokens, 1);
   const share = Math.min(Math.max(num(v.system_share, 0.8), 0), 1);
   const requests = Math.max(1, Math.min(num(v.batch_size, 1), 2000));
@@ -363,13 +366,13 @@ export function MoEPanel() {
 export function ServeConfigPanel() {
   const [v, set] = useTool({ context_tokens: "2000", output_tokens: "500", batch_size: "1" });
   const { data, error } = useSimulation("serve-config", {
-    ...modelChoice(v), gpu: v.gpu, weight_dtype: v.weight_dtype, kv_dtype: ["bf16", "fp16", "fp8"].includes(v.kv_dtype) ? v.kv_dtype : "bf16",
+    ...modelChoice(v), gpu: v.gpu, weight_dtype: v.weight_dtype, kv_dtype: KV_DTYPES.includes(v.kv_dtype) ? v.kv_dtype : "bf16",
     workload: { prompt_tokens: num(v.context_tokens, 0), output_tokens: num(v.output_tokens, 0), concurrency: num(v.batch_size, 1) },
   });
   return (
     <Tool title="vllm serve configuration" form={<>
       <ModelGpuPicker values={v} set={set} error={error} />
-      <DtypePicker values={v} set={set} />
+      <DtypePicker values={v} set={set} kvDtypes={KV_DTYPES} />
       <NumberInput name="context_tokens" label="Prompt tokens" values={v} set={set} error={error} />
       <NumberInput name="output_tokens" label="Output tokens" values={v} set={set} error={error} />
       <NumberInput name="batch_size" label="Concurrent sequences that must fit" values={v} set={set} error={error} />
@@ -408,3 +411,9 @@ export function Tool({ title, form, children }: { title: string; form: React.Rea
   );
 }
 
+
+export const PANELS = {
+  "kv-cache": KVCachePanel, fit: FitPanel, "step-time": StepTimePanel, "throughput-latency": ThroughputLatencyPanel,
+  capacity: CapacityPanel, speculative: SpeculativePanel, collectives: CollectivesPanel, "paged-kv": PagedKVPanel,
+  "prefix-cache": PrefixCachePanel, moe: MoEPanel, "serve-config": ServeConfigPanel,
+};

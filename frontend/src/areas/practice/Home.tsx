@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { api, ApiError, type Page } from "../../lib/api";
 import { useAuth } from "../../lib/auth";
-import { KIND_LABELS, LEVELS, percent, practiceApi, rememberToken, type Kind, type Session } from "./api";
+import { KIND_LABELS, KINDS, LEVELS, percent, practiceApi, rememberToken, type Session } from "./api";
 
 interface PartRef { slug: string; title: string }
 interface SessionRow { id: string; mode: string; created_at: string; size: number; answered: number; score: number | null }
@@ -112,7 +112,7 @@ export function PracticeHome() {
         <label className="field"><span>Kind</span>
           <select value={kind} onChange={(event) => setKind(event.target.value)}>
             <option value="">Any kind</option>
-            {(Object.keys(KIND_LABELS) as Kind[]).map((item) => <option key={item} value={item}>{KIND_LABELS[item]}</option>)}
+            {KINDS.map((item) => <option key={item} value={item}>{KIND_LABELS[item]}</option>)}
           </select>
         </label>
         <label className="field"><span>Questions</span>

@@ -1,4 +1,5 @@
 // Practice API calls: like lib/api, plus the X-Practice-Token header that anonymous sessions need.
+import { levelEnumValues, questionKindEnumValues, type components } from "../../generated/api";
 import { ApiError, ensureCsrf } from "../../lib/api";
 
 export interface ChapterRef { slug: string; title: string; url: string }
@@ -12,7 +13,9 @@ export interface Choices {
   right?: string[];
 }
 
-export type Kind = "open" | "single_choice" | "multiple_choice" | "numeric" | "ordering" | "categorize" | "matching";
+/** Question kinds as the API names them (the server's registry, apps/quiz/kinds); KIND_LABELS must name each. */
+export type Kind = components["schemas"]["QuestionKindEnum"];
+export const KINDS: Kind[] = [...questionKindEnumValues];
 
 export interface Question {
   id: number;
@@ -121,7 +124,7 @@ export const KIND_LABELS: Record<Kind, string> = {
   matching: "Matching",
 };
 
-export const LEVELS = ["core", "mid", "senior", "staff"];
+export const LEVELS: string[] = [...levelEnumValues];
 
 export function percent(score: number | null | undefined): string {
   return score === null || score === undefined ? "–" : `${Math.round(score * 100)} %`;

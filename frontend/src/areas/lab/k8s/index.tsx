@@ -266,3 +266,8 @@ export function K8sManifestPanel() {
     </Tool>
   );
 }
+
+export const PANELS = {
+  "k8s-pending": K8sPendingPanel, "k8s-quota-gates": K8sQuotaGatesPanel, "k8s-rotation": K8sRotationPanel,
+  "k8s-manifest": K8sManifestPanel,
+};
