@@ -1,6 +1,7 @@
 """Loading the content in fixtures/ into the database: every error reported with file and line, all or nothing.
 
-Each app contributes a loader step ``step(ctx)``; steps run in order inside one transaction. A step reads its
+Each app registers its loader steps ``step(ctx)`` in its ``AppConfig.ready()`` (``register_steps``, with the
+stage they belong to); steps run in stage order inside one transaction. A step reads its
 files, records problems with ``ctx.error(path, line, message)`` and carries on, so one run lists every
 problem. If any were recorded the transaction is rolled back and nothing changes.
 """
@@ -8,9 +9,9 @@ problem. If any were recorded the transaction is rolled back and nothing changes
 from __future__ import annotations
 
 import hashlib
-import importlib
-import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import IntEnum
 from pathlib import Path
 
 import yaml
@@ -23,18 +24,40 @@ FIXTURES_DIR = Path(settings.BASE_DIR) / "fixtures"
 # What an entry's ``status`` may say; ``archived`` is only ever set by deleting through the API.
 FILE_STATUSES = [Status.DRAFT.value, Status.PUBLISHED.value]
 
-STEPS = [
-    "apps.courses.content.load_parts",
-    "apps.courses.content.load_chapters",
-    "apps.glossary.content.load_terms",
-    "apps.courses.content.link_chapters",
-    "apps.glossary.content.link_terms",
-    "apps.quiz.content.load_questions",
-    "apps.quiz.content.load_numbers",
-    "apps.quiz.content.load_diagnosis",
-    "apps.simulators.content.load_catalog",
-    "apps.flashcards.content.sync_cards",
-]
+
+
+class Stage(IntEnum):
+    """When a loader step runs. Steps of one stage run in INSTALLED_APPS order, then in the order registered."""
+
+    OBJECTS = 10  # parts, chapters, terms: created, not yet linked
+    LINKS = 20  # chapter ↔ term links (both sides exist)
+    QUESTIONS = 30  # questions, numbers, diagnosis: they name chapters and terms
+    CATALOG = 40  # the simulators' models and GPUs
+    CARDS = 50  # flashcards made from everything above
+
+
+@dataclass(frozen=True)
+class Step:
+    stage: Stage
+    run: Callable[[LoadContext], None]
+
+    @property
+    def name(self) -> str:
+        return f"{self.run.__module__}.{self.run.__name__}"
+
+
+# Filled by each app's AppConfig.ready() (register_steps): the ground floor names no app above it.
+STEPS: list[Step] = []
+
+
+def register_steps(stage: Stage, *steps: Callable[[LoadContext], None]) -> None:
+    """An app's content loaders, run in ``stage`` (idempotent: registering a step again changes nothing)."""
+    known = {step.name for step in STEPS}
+    for run in steps:
+        step = Step(stage, run)
+        if step.name not in known:
+            STEPS.append(step)
+    STEPS.sort(key=lambda step: step.stage)  # stable: registration order kept within a stage
 
 
 @dataclass(frozen=True)
@@ -176,14 +199,8 @@ def load_needed(root: Path | None = None) -> bool:
 def load_all(root: Path | None = None) -> dict[str, int]:
     ctx = LoadContext(root=Path(root or FIXTURES_DIR))
     with transaction.atomic():
-        for dotted in STEPS:
-            module_name, function_name = dotted.rsplit(".", 1)
-            if importlib.util.find_spec(module_name) is None:
-                continue  # that app has no content of its own yet
-            module = importlib.import_module(module_name)
-            step = getattr(module, function_name, None)
-            if step is not None:
-                step(ctx)
+        for step in STEPS:
+            step.run(ctx)
         if ctx.errors:
             transaction.set_rollback(True)
             raise ContentInvalid(ctx.errors)

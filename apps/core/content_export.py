@@ -11,23 +11,20 @@ exported file with the same relative path. Comments anywhere else are not kept; 
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 import yaml
 
 from apps.core.content import FIXTURES_DIR
 
-EXPORTERS = [
-    "apps.courses.export.export_parts",
-    "apps.courses.export.export_chapters",
-    "apps.glossary.export.export_terms",
-    "apps.quiz.export.export_questions",
-    "apps.quiz.export.export_numbers",
-    "apps.quiz.export.export_diagnosis",
-    "apps.simulators.export.export_catalog",
-]
+# Filled by each app's AppConfig.ready() (register_exporters), in INSTALLED_APPS order: the loader's order.
+EXPORTERS: list[Callable[[Path, list[Path]], None]] = []
+
+
+def register_exporters(*exporters: Callable[[Path, list[Path]], None]) -> None:
+    """An app's content writers ``exporter(root, written)`` (idempotent)."""
+    EXPORTERS.extend(exporter for exporter in exporters if exporter not in EXPORTERS)
 
 # Reference lists kept in fixtures/ that are not database content (the tests and benchmarks read them; the loader
 # does not): copied through unchanged, so that an export still writes the whole of fixtures/.
@@ -135,11 +132,8 @@ def export_all(root: Path, *, fixtures: Path | None = None) -> list[Path]:
     fixtures = Path(fixtures or FIXTURES_DIR)
     headers = file_headers(fixtures) if fixtures.is_dir() else {}
     written: list[Path] = []
-    for dotted in EXPORTERS:
-        module_name, function_name = dotted.rsplit(".", 1)
-        if importlib.util.find_spec(module_name) is None:
-            continue
-        getattr(importlib.import_module(module_name), function_name)(root, written)
+    for exporter in EXPORTERS:
+        exporter(root, written)
     for path in written:
         header = headers.get(path.relative_to(root).as_posix()) if path.suffix == ".yaml" else None
         if header:

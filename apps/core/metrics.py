@@ -10,12 +10,11 @@ import ipaddress
 import logging
 import os
 
-from django.apps import apps as django_apps
 from django.conf import settings
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
-from apps.core.throttling import client_address
+from apps.core.addresses import client_address
 
 logger = logging.getLogger(__name__)
 
@@ -50,10 +49,17 @@ def celery_queue_depth() -> int | None:
     return None
 
 
+# Background job tables by kind, registered by the apps that own them (AppConfig.ready(): register_job_model).
+JOB_MODELS: dict[str, type] = {}
+
+
+def register_job_model(kind: str, model: type) -> None:
+    """A model with a ``status`` field whose rows are background jobs of ``kind``, counted by status."""
+    JOB_MODELS[kind] = model
+
+
 class BackgroundJobCollector:
     """Jobs by kind and status, read from the tables that persist them."""
-
-    JOB_MODELS = [("sweep", "simulators", "SweepJob"), ("fsrs_optimization", "flashcards", "OptimizationJob")]
 
     def describe(self):
         # Names only, so registering the collector does not query the database at start-up.
@@ -67,11 +73,7 @@ class BackgroundJobCollector:
             depth.add_metric([settings.CELERY_TASK_DEFAULT_QUEUE], value)
         yield depth
         jobs = GaugeMetricFamily("llmkit_jobs", "Background jobs by kind and status", labels=["kind", "status"])
-        for kind, app_label, model_name in self.JOB_MODELS:
-            try:
-                model = django_apps.get_model(app_label, model_name)
-            except LookupError:
-                continue
+        for kind, model in JOB_MODELS.items():
             try:
                 from django.db.models import Count
 

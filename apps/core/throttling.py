@@ -1,8 +1,7 @@
-"""Rate limits: who a client is, and the throttles every endpoint (and the admin login) shares.
+"""Rate limits: the throttles every endpoint (and the admin login) shares.
 
-The client address is the socket's peer unless ``TRUSTED_PROXY_COUNT`` (DRF ``NUM_PROXIES``) says that many
-proxies of ours sit in front: then it is that many entries from the right of ``X-Forwarded-For``, so entries a
-client writes itself never change who it is. Rates are read from ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` when a
+A client is its address (apps.core.addresses: entries a client writes into ``X-Forwarded-For`` itself never change
+who it is). Rates are read from ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` when a
 throttle is made (not frozen at import). Counters live in the default cache, which degrades to a per-process cache
 when Redis is down (apps.core.cache), so a throttle never fails a request.
 
@@ -23,12 +22,8 @@ from django.core.exceptions import ImproperlyConfigured
 from rest_framework import throttling
 from rest_framework.settings import api_settings
 
+from apps.core.addresses import client_address
 from apps.core.cache import count_in_window
-
-
-def client_address(request) -> str:
-    """The address throttles and logs attribute a request to (works for Django and DRF requests)."""
-    return throttling.BaseThrottle().get_ident(request) or "unknown"
 
 
 class SettingsRateMixin:

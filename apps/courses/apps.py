@@ -7,14 +7,18 @@ class CoursesConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at module level: models can only be imported once the app registry is ready.
         from apps.core.cache_keys import watch_content
+        from apps.core.content import Stage, register_steps  # imports core models
+        from apps.core.content_export import register_exporters  # imports the loader, so core models
+        from apps.courses import content, export  # import models
         from apps.courses.models import Chapter, Part  # models: app registry must be ready
-        from apps.courses.services import question_model, rerender_chapters_mentioning  # imports models
-        from apps.glossary.models import Term  # models: app registry must be ready
+        from apps.courses.services import rerender_chapters_mentioning  # imports models
         from apps.glossary.signals import term_names_changed  # with the glossary's models loaded
 
+        register_steps(Stage.OBJECTS, content.load_parts, content.load_chapters)
+        register_steps(Stage.LINKS, content.link_chapters)
+        register_exporters(export.export_parts, export.export_chapters)
         # A glossary change re-renders the chapters mentioning it.
         term_names_changed.connect(rerender_chapters_mentioning, dispatch_uid="courses-rerender-on-term-change")
-        # A chapter page shows its part, neighbours, glossary terms and questions; the lists show parts, chapters,
-        # terms, questions and topics: a change to any of them retires the cached bodies (apps.core.cache_keys).
-        question = question_model()
-        watch_content(Part, Chapter, Term, question, question._meta.get_field("topics").related_model)
+        # Cached pages and lists show parts and chapters: a change retires the cached bodies (apps.core.cache_keys);
+        # the apps above watch their own content the same way.
+        watch_content(Part, Chapter)

@@ -8,8 +8,12 @@ class FlashcardsConfig(AppConfig):
         # Signal handlers and Celery tasks need the models, importable only once apps are ready; the tasks are
         # registered now so senders can enqueue them by name (eagerly too).
         from apps.core.cache_keys import watch_content
-        from apps.flashcards import signals, tasks  # noqa: F401
-        from apps.flashcards.models import Deck
+        from apps.core.content import Stage, register_steps  # imports core models
+        from apps.core.metrics import register_job_model  # reads settings at import
+        from apps.flashcards import content, signals, tasks  # noqa: F401
+        from apps.flashcards.models import Deck, OptimizationJob
 
+        register_steps(Stage.CARDS, content.sync_cards)
+        register_job_model("fsrs_optimization", OptimizationJob)
         signals.connect()
         watch_content(Deck)  # the deck tree's cached list of visible decks is content

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import grimp
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -54,3 +56,28 @@ def test_the_detector_sees_a_hidden_import(tmp_path):
             "apps/_sample_for_architecture_test.py:2: from apps.quiz import models"]
     finally:
         sample.unlink()
+
+
+def import_cycles(package: str) -> set[tuple[str, str]]:
+    """Pairs of modules of `package` that reach each other through imports (one pair per cycle edge)."""
+    graph = grimp.build_graph(package, include_external_packages=False, cache_dir=None)
+    return {tuple(sorted((a, b))) for a in graph.modules for b in graph.find_modules_directly_imported_by(a)
+            if graph.find_shortest_chain(importer=b, imported=a)}
+
+
+def test_no_import_cycle_between_any_two_modules():
+    """Not only between apps: inside one (the ground floor's cache, metrics and throttles once imported each other,
+    so importing `cache` or `throttling` first raised ImportError)."""
+    assert import_cycles("apps") == set()
+
+
+def test_the_cycle_finder_sees_a_cycle(tmp_path, monkeypatch):
+    package = tmp_path / "looped"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "a.py").write_text("from looped import b\n", encoding="utf-8")
+    (package / "b.py").write_text("from looped import a\n", encoding="utf-8")
+    (package / "c.py").write_text("from looped import a\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert import_cycles("looped") == {("looped.a", "looped.b")}
+

@@ -16,7 +16,7 @@ from apps.quiz.models import PracticeAnswer, PracticeSession, Question
 
 pytestmark = pytest.mark.django_db
 
-STEPS = [step for step in content.STEPS if not step.startswith("apps.simulators.")]
+STEPS = [step for step in content.STEPS if not step.name.startswith("apps.simulators.")]
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 

@@ -15,7 +15,7 @@ from apps.core.registry import SIMULATORS
 from apps.core.rendering import render_markdown
 from apps.courses.models import Chapter
 
-CURRICULUM_STEPS = [step for step in content.STEPS if step.startswith(("apps.courses.", "apps.glossary."))]
+CURRICULUM_STEPS = [step for step in content.STEPS if step.name.startswith(("apps.courses.", "apps.glossary."))]
 
 
 def test_the_web_client_reads_the_diagram_registry_as_generated():

@@ -11,7 +11,7 @@ from apps.courses.models import Chapter
 
 pytestmark = pytest.mark.django_db
 
-CURRICULUM_STEPS = [step for step in content.STEPS if step.startswith(("apps.courses.", "apps.glossary."))]
+CURRICULUM_STEPS = [step for step in content.STEPS if step.name.startswith(("apps.courses.", "apps.glossary."))]
 
 
 @pytest.fixture

@@ -71,7 +71,7 @@ def test_search_rejects_bad_limit(api_client):
 
 @pytest.mark.slow
 def test_search_typos_on_the_real_content(api_client, monkeypatch):
-    steps = [s for s in content.STEPS if s.startswith(("apps.courses.", "apps.glossary."))]
+    steps = [s for s in content.STEPS if s.name.startswith(("apps.courses.", "apps.glossary."))]
     monkeypatch.setattr(content, "STEPS", steps)
     content.load_all()
     kv = search(api_client, "kv cahce")[:5]
