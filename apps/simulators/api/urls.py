@@ -1,6 +1,16 @@
+import importlib
+import pkgutil
+
 from django.urls import path
 
-from apps.simulators.api import k8s, views  # noqa: F401  (k8s: its @documented views join ANALYTIC_VIEWS)
+from apps.simulators import api
+from apps.simulators.api import views
+
+# Every module of this package that declares endpoints routes them with `@documented` when imported (views.py,
+# k8s.py): import them all, so a new simulator's module needs no line here.
+for module in pkgutil.iter_modules(api.__path__):
+    if module.name != "urls":
+        importlib.import_module(f"{api.__name__}.{module.name}")
 
 urlpatterns = [
     path("models/", views.ModelListApi.as_view(), name="simulator-model-list"),
