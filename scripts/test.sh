@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the tests need and runs every test: ruff, the import-layer contracts, mypy on the pure maths, the
+# Installs what the tests need and runs every test: ruff, the import-layer contracts, mypy (the pure maths and the
+# services, with the Django plugin), the
 # front-end type check and build, then pytest
 # (unit, API, Celery with real workers on Redis, schemathesis, and Chromium browser tests) on PostgreSQL.
 set -euo pipefail

@@ -1,10 +1,15 @@
+from typing import TYPE_CHECKING
+
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from apps.accounts.models import READING_DEFAULTS, Profile
 from apps.core.permissions import is_author
 
-User = get_user_model()
+if TYPE_CHECKING:  # the project keeps Django's own user model (no AUTH_USER_MODEL); a type needs the class itself
+    from django.contrib.auth.models import User
+else:
+    User = get_user_model()
 
 
 @transaction.atomic

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import cast
 
 from django.db import connection, transaction
 from django.db.models import Count, Prefetch, Q, QuerySet
@@ -21,7 +22,7 @@ from apps.courses.validation import prerequisite_cycle
 from apps.glossary.models import Term
 
 MAX_MERGE_CHAPTERS = 500
-STATUS_RANK = {ProgressStatus.READING: 1, ProgressStatus.UNDERSTOOD: 2}
+STATUS_RANK: dict[str, int] = {ProgressStatus.READING: 1, ProgressStatus.UNDERSTOOD: 2}  # looked up by plain strings
 
 
 def glossary_entries() -> list[GlossaryEntry]:
@@ -60,8 +61,9 @@ def _reader_progress(user_id: int, chapter_id: int | None = None) -> list[tuple[
     PostgreSQL spent answering it."""
     progress, chapter = ChapterProgress._meta, Chapter._meta
     q = connection.ops.quote_name
+    pk_column = cast(str, chapter.pk.column)  # a primary key is a concrete field: its column is set
     sql = (f"SELECT c.{q('slug')}, p.{q('status')} FROM {q(progress.db_table)} p "
-           f"JOIN {q(chapter.db_table)} c ON c.{q(chapter.pk.column)} = p.{q(progress.get_field('chapter').column)} "
+           f"JOIN {q(chapter.db_table)} c ON c.{q(pk_column)} = p.{q(progress.get_field('chapter').column)} "
            f"WHERE p.{q(progress.get_field('user').column)} = %s")
     params = [user_id]
     if chapter_id is not None:
@@ -84,7 +86,7 @@ def part_list(*, user) -> list[dict]:
     parts = Part.objects.for_author(author).annotate(
         chapter_count=Count("chapters", filter=Q(chapters__in=chapters), distinct=True)
     )
-    understood = Counter()
+    understood: Counter[int] = Counter()
     if user and user.is_authenticated:
         understood = Counter(
             ChapterProgress.objects.filter(
@@ -250,8 +252,8 @@ def chapter_write(*, chapter: Chapter | None, data: dict) -> Chapter:
     known part and links, no prerequisite cycle, unique slug and (part, order), Markdown that renders; then the
     body is re-rendered with the glossary marked."""
     creating = chapter is None
-    previous_slug = None if creating else chapter.slug
-    chapter = Chapter(status=Status.DRAFT) if creating else chapter
+    previous_slug = None if chapter is None else chapter.slug
+    chapter = Chapter(status=Status.DRAFT) if chapter is None else chapter
     for name in CHAPTER_FIELDS:
         if name in data:
             setattr(chapter, name, data[name])

@@ -60,11 +60,12 @@ def card_search(*, user, filters: dict, now: datetime) -> QuerySet:
         queryset = queryset.filter(buried if filters["buried"] else ~buried | Q(buried_until__isnull=True))
     if filters.get("flag") is not None:
         queryset = queryset.filter(flag=filters["flag"])
-    clock = day_clock(settings_get(user=user)) if filters.get("due_before") or filters.get("due_after") else None
-    if filters.get("due_before"):
-        queryset = queryset.filter(due__lt=clock.start_of(filters["due_before"]))
-    if filters.get("due_after"):
-        queryset = queryset.filter(due__gte=clock.start_of(filters["due_after"] + timedelta(days=1)))
+    if filters.get("due_before") or filters.get("due_after"):
+        clock = day_clock(settings_get(user=user))
+        if filters.get("due_before"):
+            queryset = queryset.filter(due__lt=clock.start_of(filters["due_before"]))
+        if filters.get("due_after"):
+            queryset = queryset.filter(due__gte=clock.start_of(filters["due_after"] + timedelta(days=1)))
     if filters.get("lapses_min") is not None:
         queryset = queryset.filter(lapses__gte=filters["lapses_min"])
     if filters.get("difficulty_min") is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import cast
 
 from django.db import connection, connections
 from django.db.models import Q, QuerySet
@@ -145,6 +146,7 @@ def source_links(cards: list[Card]) -> dict[int, list[dict]]:
 def card_body(user_card: UserCard, *, now: datetime, scheduler, intervals: dict | None = None,
               links: list[dict] | None = None) -> dict:
     memory = memory_of(user_card)
+    preview: dict[str, float] | None
     if intervals is None:
         preview = scheduling.preview_intervals(memory, now=now, scheduler=scheduler)
     else:  # a per-request memo: every new card (and any identical memory) previews the same intervals
@@ -252,10 +254,10 @@ def _queue_cards(ids: list[int]) -> dict[int, UserCard]:
                        f"WHERE u.id IN ({placeholders(ids)})", ids)
         rows = cursor.fetchall()
     split = len(USER_CARD_COLUMNS)
-    fetched = {}
-    for row in rows:
-        user_card = USER_CARD_COLUMNS.build(row[:split], connection)
-        user_card.card = CARD_COLUMNS.build(row[split:], connection)
+    fetched: dict[int, UserCard] = {}
+    for row in rows:  # Columns(Model).build gives instances of that model (typed as any model)
+        user_card = cast(UserCard, USER_CARD_COLUMNS.build(row[:split], connection))
+        user_card.card = cast(Card, CARD_COLUMNS.build(row[split:], connection))
         fetched[user_card.pk] = user_card
     return fetched
 
@@ -267,18 +269,18 @@ def _small_deck_queue(*, user, deck: Deck | None, now: datetime, end: datetime, 
     For a chapter of a 50,000-card collection that reads its 1,000 cards instead of scanning each section of the
     whole collection in due order for the few that are the deck's; for a small collection, one query instead of
     five (three section scans, their counts and the next learning time)."""
-    at = connection.ops.adapt_datetimefield_value(now)
+    now_param = connection.ops.adapt_datetimefield_value(now)
     due_column = ("(EXTRACT(EPOCH FROM u.due) * 1000000)::bigint" if connection.vendor == "postgresql" else "u.due")
     if deck is None:
         sql = (f"SELECT u.id, u.state, {due_column} FROM flashcards_usercard u WHERE u.user_id = %s "
                "AND u.suspended = %s AND (u.buried_until IS NULL OR u.buried_until <= %s)")
-        params = [user.pk, False, at]
+        params = [user.pk, False, now_param]
     else:  # each membership probes the (user, card) index: no hash over every card
         cards = probe_join(connection, "flashcards_usercard", "u", "u.user_id = %s AND u.card_id = m.card_id AND "
                            "u.suspended = %s AND (u.buried_until IS NULL OR u.buried_until <= %s)",
                            columns="u.id, u.state, u.due")
         sql = f"SELECT u.id, u.state, {due_column} FROM flashcards_card_decks m {cards} WHERE m.deck_id = %s"
-        params = [user.pk, False, at, deck.pk]
+        params = [user.pk, False, now_param, deck.pk]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = [(row_id, state, _microseconds(due)) for row_id, state, due in cursor.fetchall()]
@@ -385,6 +387,6 @@ def cram_queue(*, user, deck_slug: str, limit: int, include_new: bool, now: date
         "deck": deck.slug, "title": deck.title, "reviewed_cards": len(ranked),
         "new_cards": new_cards.count() if include_new else 0,
         "cards": [{**_card_fields(rows[card_id], links=links[card_id]),
-                   "retrievability": None if recall_of.get(card_id) is None else round(recall_of[card_id], 4)}
+                   "retrievability": None if (recall := recall_of.get(card_id)) is None else round(recall, 4)}
                   for card_id in chosen],
     }

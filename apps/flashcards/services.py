@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from typing import cast
 
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Field
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
@@ -135,7 +137,8 @@ def card_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now: d
 
 
 USER_CARD_ROW = Columns(UserCard, tuple(field.name for field in UserCard._meta.concrete_fields))
-SCHEDULE_COLUMNS = tuple(UserCard._meta.get_field(name) for name in SNAPSHOT_FIELDS)
+# The snapshot fields are UserCard's own columns: concrete fields (never a reverse relation), each with its column set.
+SCHEDULE_COLUMNS = tuple(cast(Field, UserCard._meta.get_field(name)) for name in SNAPSHOT_FIELDS)
 
 
 def _locked_card(*, user, card_id: int) -> UserCard:
@@ -148,13 +151,13 @@ def _locked_card(*, user, card_id: int) -> UserCard:
         row = cursor.fetchone()
     if row is None:
         raise Http404(f"No {UserCard._meta.object_name} matches the given query.")
-    return USER_CARD_ROW.build(row, connection)
+    return cast(UserCard, USER_CARD_ROW.build(row, connection))  # Columns(UserCard) builds UserCards
 
 
 def _save_schedule(user_card: UserCard) -> None:
     """``user_card.save(update_fields=SNAPSHOT_FIELDS)`` as one plain statement, each value prepared by its field as
     the ORM prepares it (no signal handler listens to these rows; the deck counts are kept by the database)."""
-    assignments = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in SCHEDULE_COLUMNS)
+    assignments = ", ".join(f"{connection.ops.quote_name(cast(str, field.column))} = %s" for field in SCHEDULE_COLUMNS)
     values = [field.get_db_prep_save(getattr(user_card, field.attname), connection) for field in SCHEDULE_COLUMNS]
     with connection.cursor() as cursor:
         cursor.execute(f"UPDATE {UserCard._meta.db_table} SET {assignments} WHERE id = %s", [*values, user_card.pk])
@@ -173,7 +176,8 @@ def _apply_review(*, user, card_id: int, rating: int, review_id: uuid.UUID, now:
     _save_schedule(user_card)
     answer = {"review_id": str(review_id), **card_state_body(user_card)}
     ReviewLog.objects.create(
-        review_id=review_id, user=user, user_card=user_card, rating=rating, reviewed_at=memory.last_review,
+        review_id=review_id, user=user, user_card=user_card, rating=rating,
+        reviewed_at=cast(datetime, memory.last_review),  # a review stamps its time: the memory after one has it
         duration_ms=duration_ms, state_before=before["state"], state_after=user_card.state, before=before,
         after=answer,
     )

@@ -83,9 +83,9 @@ def term_write(*, term: Term | None, data: dict) -> Term:
     """Creates (``term`` None) or updates a term from authoring fields; links must resolve; chapters that mention
     the term (by its old or new names) are re-rendered so their hover definitions follow."""
     creating = term is None
-    old_names = [] if creating else [term.term, *term.aliases]
-    old_view = None if creating else (term.slug, term.term, list(term.aliases), term.definition, term.status)
-    term = Term(status=Status.DRAFT) if creating else term
+    old_names = [] if term is None else [term.term, *term.aliases]
+    old_view = None if term is None else (term.slug, term.term, list(term.aliases), term.definition, term.status)
+    term = Term(status=Status.DRAFT) if term is None else term
     for name in TERM_FIELDS:
         if name in data:
             setattr(term, name, data[name])

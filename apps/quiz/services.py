@@ -14,6 +14,7 @@ import zlib
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
+from typing import Any, cast
 
 from django.db import connection, transaction
 from django.db.models import Prefetch, QuerySet
@@ -46,7 +47,7 @@ from apps.quiz.models import (
 SELF_RATING_SCORES = {"again": 0.0, "hard": 0.5, "good": 0.8, "easy": 1.0}
 LATE_SCORE_FACTOR = 0.5
 TOPICS_SHOWN = 3
-LEVEL_ORDER = [Level.CORE, Level.MID, Level.SENIOR, Level.STAFF]
+LEVEL_ORDER: list[str] = [Level.CORE, Level.MID, Level.SENIOR, Level.STAFF]  # compared with plain level strings
 DEFAULT_SECONDS_PER_QUESTION = 120
 TOKEN_SALT = "apps.quiz.practice-session-token"
 ATTEMPT_TOKEN_SALT = "apps.quiz.investigation-attempt-token"
@@ -189,6 +190,7 @@ def practice_session_create(
     questions = _candidate_list(filters, with_topics=mode == SessionMode.INTERVIEW)
     if not questions:
         raise InvalidInput("No published questions match these filters.", field="filters")
+    seconds: int | None
     if mode == SessionMode.INTERVIEW:
         chosen = _interview_pick(questions, size, rng)
         seconds = seconds_per_question or DEFAULT_SECONDS_PER_QUESTION
@@ -202,8 +204,9 @@ def practice_session_create(
         question_ids=[q.id for q in chosen],
         seconds_per_question=seconds,
     )
-    # A new session has no answers: say so as a prefetch would, so showing it does not ask the database.
-    session._prefetched_objects_cache = {"answers": PracticeAnswer.objects.none()}
+    # A new session has no answers: say so as a prefetch would, so showing it does not ask the database. (Django's
+    # prefetch cache: Django sets and reads it on instances, django-stubs does not declare it.)
+    session._prefetched_objects_cache = {"answers": PracticeAnswer.objects.none()}  # type: ignore[attr-defined]
     return session
 
 
@@ -227,7 +230,8 @@ def is_over_time(session: PracticeSession, duration_ms: int | None) -> bool:
 
 
 # Every answer runs these three reads: plain statements (the ORM's query building cost more CPU than PostgreSQL
-# spent answering them), their values prepared and converted by each field as the ORM does.
+# spent answering them), their values prepared and converted by each field as the ORM does. Columns(Model).build
+# gives instances of that model (typed as any model: hence the casts below).
 SESSION_ROW = Columns(PracticeSession)
 QUESTION_TO_GRADE = Columns(Question, ("id", "slug", "kind", "answer", "key", "key_version"))
 EARLIER_ANSWER = Columns(PracticeAnswer, ("id", "question", "answered_at"))
@@ -245,7 +249,7 @@ def _locked_session(session_id) -> PracticeSession | None:
         cursor.execute(f"SELECT {SESSION_ROW.select('s')} FROM {PracticeSession._meta.db_table} s "
                        f"WHERE s.id = %s{lock}", [_session_key(session_id)])
         row = cursor.fetchone()
-    return None if row is None else SESSION_ROW.build(row, connection)
+    return None if row is None else cast(PracticeSession, SESSION_ROW.build(row, connection))
 
 
 def _published_question(question_id: int) -> Question | None:
@@ -253,14 +257,14 @@ def _published_question(question_id: int) -> Question | None:
         cursor.execute(f"SELECT {QUESTION_TO_GRADE.select('q')} FROM {Question._meta.db_table} q "
                        "WHERE q.id = %s AND q.status = %s", [question_id, Status.PUBLISHED.value])
         row = cursor.fetchone()
-    return None if row is None else QUESTION_TO_GRADE.build(row, connection)
+    return None if row is None else cast(Question, QUESTION_TO_GRADE.build(row, connection))
 
 
 def _answers_so_far(session: PracticeSession) -> list[PracticeAnswer]:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {EARLIER_ANSWER.select('a')} FROM {PracticeAnswer._meta.db_table} a "
                        "WHERE a.session_id = %s", [_session_key(session.pk)])
-        return [EARLIER_ANSWER.build(row, connection) for row in cursor.fetchall()]
+        return [cast(PracticeAnswer, EARLIER_ANSWER.build(row, connection)) for row in cursor.fetchall()]
 
 
 @transaction.atomic
@@ -281,6 +285,7 @@ def practice_answer_create(
     so_far = _answers_so_far(session)
     if any(earlier.question_id == question_id for earlier in so_far):
         raise Conflict("This question was already answered in this session.")
+    response: dict | None
     if not kinds.kind_of(question.kind).auto_checked:
         if not self_rating:
             raise InvalidInput("Open questions are self-rated: again, hard, good or easy.", field="self_rating")
@@ -298,9 +303,10 @@ def practice_answer_create(
     if is_over_time(session, duration_ms) and result.score:
         # Late: the verdict stands, the score does not count in full.
         result = replace(result, score=round(result.score * LATE_SCORE_FACTOR, 4))
+    # Both branches give a score: the self-rating's, or the grade of an auto-checked kind (None is for open questions).
     recorded = PracticeAnswer.objects.create(
-        session=session, question=question, response=response, score=result.score, correct=bool(result.correct),
-        self_rating=self_rating or "", duration_ms=duration_ms,
+        session=session, question=question, response=response, score=cast(float, result.score),
+        correct=bool(result.correct), self_rating=self_rating or "", duration_ms=duration_ms,
     )
     answered = len(so_far) + 1
     if answered >= len(session.question_ids) and session.finished_at is None:
@@ -341,7 +347,7 @@ def practice_summary(*, session: PracticeSession) -> dict:
     for answer in answers:
         for topic in facts[answer.question_id]["topics"]:
             by_topic.setdefault(topic, []).append(answer)
-    topics = [
+    topics: list[dict[str, Any]] = [
         {"topic": slug, "answered": len(group), "score": _mean([a.score for a in group]),
          "chapters": _chapter_refs([facts[a.question_id] for a in group])}
         for slug, group in sorted(by_topic.items())
@@ -485,8 +491,8 @@ def question_write(*, question: Question | None, data: dict) -> Question:
     given are merged into the stored key unless the kind changes; the key must fit the kind (errors name the
     part, e.g. ``numeric.tolerance``); links must resolve; a changed key bumps ``key_version`` (Question.clean)."""
     creating = question is None
-    old_kind = None if creating else question.kind
-    question = Question(status=Status.DRAFT) if creating else question
+    old_kind = None if question is None else question.kind
+    question = Question(status=Status.DRAFT) if question is None else question
     for name in QUESTION_FIELDS:
         if name in data:
             setattr(question, name, data[name])

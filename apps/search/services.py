@@ -259,7 +259,7 @@ def _search_postgres(query: str, limit: int) -> SearchResponse:
     )
     questions = ranked(Question.objects.published(), Value(0.0), "id", "slug", "prompt")
     results: list[Document] = []
-    query_words = set(corrected_words)
+    corrected_word_set = set(corrected_words)
     phrase = _compact(corrected or query)
     for chapter in chapters:
         doc = _pg_doc("chapter", chapter.slug, None, chapter.title, f"/learn/{chapter.slug}", chapter,
@@ -279,10 +279,10 @@ def _search_postgres(query: str, limit: int) -> SearchResponse:
         results.append(_pg_doc("question", question.slug, question.id, _question_title(question.prompt),
                                f"/practice/questions/{question.id}", question, _plain(question.prompt),
                                boost=0.6))
-    results.extend(_alias_hits(query, {d.key for d in results}, query_words, docs))
+    results.extend(_alias_hits(query, {d.key for d in results}, corrected_word_set, docs))
     results.sort(key=lambda d: (-d.score, d.kind, d.title))
     top = results[:limit]
-    _add_snippets(top, search_query, query_words)
+    _add_snippets(top, search_query, corrected_word_set)
     return SearchResponse(query=query, corrected=corrected, results=[_result(doc) for doc in top])
 
 
@@ -293,14 +293,14 @@ HEADLINED = {"chapter": (Chapter, "body"), "term": (Term, "definition"), "questi
 def _add_snippets(docs: list[Document], search_query: SearchQuery, query_words: set[str]) -> None:
     """Snippets of the returned documents only: a database headline (costly: it parses the whole text) where the
     query matches the text, else a window of the fallback text; one query per kind present."""
-    options = {"start_sel": MARK_START, "stop_sel": MARK_STOP, "max_words": 30, "min_words": 15, "config": "english"}
     for kind, (model, field_name) in HEADLINED.items():
         wanted = {doc.pk: doc for doc in docs if doc.kind == kind and doc.pk is not None}
         if not wanted:
             continue
         headlines = dict(
             model.objects.filter(pk__in=wanted)
-            .annotate(headline=SearchHeadline(field_name, search_query, **options))
+            .annotate(headline=SearchHeadline(field_name, search_query, start_sel=MARK_START, stop_sel=MARK_STOP,
+                                              max_words=30, min_words=15, config="english"))
             .values_list("pk", "headline")
         )
         for pk, doc in wanted.items():
