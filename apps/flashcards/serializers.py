@@ -285,6 +285,10 @@ class ImportSerializer(serializers.Serializer):
 # --- outputs (documentation of the hand-built answers) --------------------------------------------------------
 
 
+class CollectionFileSerializer(ImportSerializer):
+    """A learner's collection as the JSON export writes it: the very shape the JSON import takes back."""
+
+
 class CardStateSerializer(serializers.Serializer):
     card_id = serializers.IntegerField()
     state = serializers.IntegerField(help_text="0 new, 1 learning, 2 review, 3 relearning")

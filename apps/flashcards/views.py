@@ -416,7 +416,7 @@ class ExportApi(FlashcardApi):
                                   OpenApiTypes.BINARY, description="format=apkg: an Anki package (flashcards.apkg); "
                                   "format=csv: one Anki-ready CSV file (flashcards.csv); format=json: the collection"),
                               (200, "text/csv"): OpenApiTypes.BINARY,
-                              (200, "application/json"): OpenApiTypes.OBJECT,
+                              (200, "application/json"): s.CollectionFileSerializer,
                               **ERRORS},
                    summary="Your cards with state and review log: json, csv (one Anki-ready CSV file), apkg")
     def get(self, request):

@@ -2,11 +2,12 @@
 
 import django_filters
 
+from apps.core.filters import StrictFilterSet
 from apps.courses.models import Level
 from apps.quiz.models import Kind, Question
 
 
-class QuestionFilter(django_filters.FilterSet):
+class QuestionFilter(StrictFilterSet):
     part = django_filters.CharFilter(field_name="chapters__part__slug", distinct=True, help_text="Part slug")
     chapter = django_filters.CharFilter(field_name="chapters__slug", distinct=True, help_text="Chapter slug")
     topic = django_filters.CharFilter(field_name="topics__slug", distinct=True, help_text="Topic tag")

@@ -9,7 +9,7 @@ from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status, viewsets
-from rest_framework.exceptions import NotAuthenticated
+from rest_framework.permissions import SAFE_METHODS, AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -106,11 +106,13 @@ class TopicListApi(generics.ListAPIView):
 
 
 class PracticeSessionListCreateApi(APIView):
+    def get_permissions(self):
+        # Listing needs an account; starting a session does not (an anonymous session answers with its token).
+        return [IsAuthenticated()] if self.request.method in SAFE_METHODS else [AllowAny()]
+
     @extend_schema(operation_id="practice_sessions_list", responses={200: paginated_schema(s.SessionListSerializer)})
     def get(self, request) -> Response:
         """The signed-in user's own sessions, newest first."""
-        if not request.user.is_authenticated:
-            raise NotAuthenticated()
         queryset = services.practice_session_list(user=request.user)
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(queryset, request, view=self)
@@ -216,11 +218,11 @@ class AttemptStartApi(APIView):
 
 
 class AttemptListApi(APIView):
+    permission_classes = [IsAuthenticated]
+
     @extend_schema(operation_id="diagnosis_attempts_list", responses={200: paginated_schema(s.AttemptSerializer)})
     def get(self, request) -> Response:
         """The signed-in user's own attempts, newest first, with their scores."""
-        if not request.user.is_authenticated:
-            raise NotAuthenticated()
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(services.attempt_list(user=request.user), request, view=self)
         return paginator.get_paginated_response(s.AttemptSerializer(page, many=True).data)

@@ -114,8 +114,9 @@ def run_simulation(*, user, params: dict, max_steps: int | None = None, max_entr
     except InvalidInput as exc:
         capped = f"{default_steps:,}" in exc.message or f"{default_entries:,}" in exc.message
         if max_steps is None and not user.is_authenticated and capped:
-            exc.message += (f" (the limit for anonymous requests; signed in, up to {SYNC_MAX_STEPS:,} engine steps "
-                            f"and {SYNC_MAX_ENTRIES:,} requests scheduled one at a time)")
+            raise InvalidInput(exc.message + (
+                f" (the limit for anonymous requests; signed in, up to {SYNC_MAX_STEPS:,} engine steps "
+                f"and {SYNC_MAX_ENTRIES:,} requests scheduled one at a time)"), field=exc.field) from exc
         raise
 
 

@@ -108,3 +108,38 @@ def test_export_answers_with_the_documented_media_types(learner_client):
         response = learner_client.get(f"/api/v1/flashcards/export/?format={kind}")
         assert response.status_code == 200
         assert response["Content-Type"].split(";")[0] == media_type
+
+
+@pytest.mark.django_db
+def test_anonymous_reads_answer_as_their_documented_security(schema, client):
+    """Every GET without path parameters, called with no credentials: 401 exactly where the schema says credentials
+    are required (the practice-session and attempt lists once answered 401 while documented as optional)."""
+    checked = {"optional": 0, "required": 0}
+    for path, method, operation in operations(schema):
+        if method != "get" or "{" in path or operation["security"] == []:
+            continue
+        required = {} not in operation["security"]
+        status = client.get(path).status_code
+        assert (status == 401) == required, f"GET {path}: {status}, documented security {operation['security']}"
+        checked["required" if required else "optional"] += 1
+    assert checked["optional"] >= 10 and checked["required"] >= 5, checked
+
+
+@pytest.mark.django_db
+def test_the_served_schema_is_generated_once_per_format_and_revalidated_by_etag(client, monkeypatch):
+    from drf_spectacular.generators import SchemaGenerator
+
+    from apps.core.views import CachedSchemaView
+
+    monkeypatch.setattr(CachedSchemaView, "rendered", {})
+    generated = []
+    real = SchemaGenerator.get_schema
+    monkeypatch.setattr(SchemaGenerator, "get_schema", lambda self, **kw: generated.append(1) or real(self, **kw))
+    first, second = client.get("/api/schema/"), client.get("/api/schema/")
+    assert first.status_code == second.status_code == 200 and first.content == second.content
+    assert first["Content-Type"].startswith("application/vnd.oai.openapi") and b"openapi: 3" in first.content
+    assert len(generated) == 1
+    as_json = client.get("/api/schema/?format=json")
+    assert as_json.json()["info"]["title"] and len(generated) == 2  # one more format, one more generation
+    assert client.get("/api/schema/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    assert client.get("/api/schema/", HTTP_IF_NONE_MATCH='"stale"').status_code == 200

@@ -61,6 +61,9 @@ def test_engine_accepts_inline_gpu_spec(api_client):
     ({"workload": {"num_requests": 2001}}, "workload.num_requests"),
     ({"workload": {"prompt_tokens": {"dist": "zipf"}}}, "workload.prompt_tokens.dist"),
     ({"workload": {"output_tokens": {"dist": "uniform", "low": 10, "high": 5}}}, "workload.output_tokens.high"),
+    # a misspelt key of a distribution is refused, not read as a uniform with a missing bound
+    ({"workload": {"prompt_tokens": {"dist": "uniform", "low": 10, "high": 50, "hihg": 60}}},
+     "workload.prompt_tokens.hihg"),
     ({"workload": {"trace": [[0, 10]]}}, "workload.trace.0"),
     ({"workload": {"arrival_rate_per_s": 0}}, "workload.arrival_rate_per_s"),
     ({"model": "gpt-17"}, "model"),

@@ -12,7 +12,13 @@ from apps.core.serializers import documented_json
 from apps.simulators import catalog
 from apps.simulators.engine.cluster import ROUTERS
 from apps.simulators.engine.grid import GRID_KEYS, MAX_POINTS, grid_size
-from apps.simulators.engine.workload import ARRIVALS, WorkloadError, from_trace, length_dist
+from apps.simulators.engine.workload import (
+    ARRIVALS,
+    MAX_TOKENS_PER_REQUEST,
+    WorkloadError,
+    from_trace,
+    length_dist,
+)
 from apps.simulators.modeling.capacity import MAX_UTILIZATION
 from apps.simulators.modeling.collectives import ALGORITHMS, OPS
 from apps.simulators.modeling.specs import ATTENTION_KINDS, DTYPE_BYTES, MLP_KINDS, GPUSpec, ModelSpec
@@ -474,12 +480,32 @@ TraceRow = documented_json({"oneOf": [  # checked by workload.from_trace
 ]}, "TraceRow")
 
 
+def _token_length_schema() -> dict:
+    """What workload.length_dist takes for a token length: a number or one of its distributions."""
+    tokens = {"type": "number", "minimum": 1, "maximum": MAX_TOKENS_PER_REQUEST}
+
+    def dist(kind: str, **properties) -> dict:
+        return {"type": "object", "properties": {"dist": {"type": "string", "enum": [kind]}, **properties},
+                "required": ["dist", *properties], "additionalProperties": False}
+
+    return {"oneOf": [
+        {**tokens, "description": "Every request this many tokens"},
+        dist("fixed", value=tokens),
+        dist("uniform", low=tokens, high=tokens),
+        dist("lognormal", mean=tokens, sigma={"type": "number", "minimum": 0, "maximum": 3}),
+        dist("empirical", values={"type": "array", "items": tokens, "minItems": 1, "maxItems": 100_000}),
+    ]}
+
+
+TokenLength = documented_json(_token_length_schema(), "TokenLength")
+
+
 class EngineWorkloadInput(serializers.Serializer):
     arrival_rate_per_s = serializers.FloatField(min_value=0.001, max_value=100_000, default=10.0)
     num_requests = serializers.IntegerField(min_value=1, max_value=MAX_SYNC_REQUESTS, default=200)
-    prompt_tokens = serializers.JSONField(default=512, help_text='A number or {"dist": "uniform", "low", "high"} / '
-                                          '{"dist": "lognormal", "mean", "sigma"} / {"dist": "empirical", "values"}')
-    output_tokens = serializers.JSONField(default=128, help_text="Same forms as prompt_tokens")
+    prompt_tokens = TokenLength(default=512, help_text='A number or {"dist": "uniform", "low", "high"} / '
+                                '{"dist": "lognormal", "mean", "sigma"} / {"dist": "empirical", "values"}')
+    output_tokens = TokenLength(default=128, help_text="Same forms as prompt_tokens")
     arrival = serializers.ChoiceField(choices=ARRIVALS, default="poisson")
     burst_cv = serializers.FloatField(min_value=0.1, max_value=10, default=3.0)
     shared_prefix_tokens = serializers.IntegerField(min_value=0, max_value=32_768, default=0)

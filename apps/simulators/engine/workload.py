@@ -25,6 +25,8 @@ import numpy as np
 MAX_TOKENS_PER_REQUEST = 131_072
 ARRIVALS = ("poisson", "gamma", "onoff")
 DISTRIBUTIONS = ("fixed", "uniform", "lognormal", "empirical")
+DISTRIBUTION_KEYS = {"fixed": ("value",), "uniform": ("low", "high"), "lognormal": ("mean", "sigma"),
+                     "empirical": ("values",)}
 
 
 class WorkloadError(ValueError):
@@ -71,6 +73,10 @@ def length_dist(value: Any, field: str) -> LengthDist:
     kind = value.get("dist")
     if kind not in DISTRIBUTIONS:
         raise WorkloadError(f"{field}.dist", f"must be one of {', '.join(DISTRIBUTIONS)}")
+    unknown = sorted(set(value) - {"dist", *DISTRIBUTION_KEYS[kind]})
+    if unknown:
+        raise WorkloadError(f"{field}.{unknown[0]}", f"unknown key; a {kind} distribution takes "
+                                                     f"{', '.join(DISTRIBUTION_KEYS[kind])}")
     if kind == "fixed":
         return length_dist(_num(value, "value", field), field)
     if kind == "uniform":

@@ -2418,6 +2418,17 @@ export interface components {
             router: components["schemas"]["RouterEnum"];
             disaggregation?: components["schemas"]["DisaggregationInputRequest"] | null;
         } & ((unknown | unknown) & (unknown | unknown));
+        /** @description A learner's collection as the JSON export writes it: the very shape the JSON import takes back. */
+        CollectionFile: {
+            format: components["schemas"]["FormatEnum"];
+            version: components["schemas"]["VersionEnum"];
+            /**
+             * Format: date-time
+             * @description When the file was written
+             */
+            exported_at?: string;
+            cards: components["schemas"]["ImportCard"][];
+        };
         CollectiveCurve: {
             message_bytes: number[];
             seconds: number[];
@@ -2929,12 +2940,48 @@ export interface components {
              * @description A number or {"dist": "uniform", "low", "high"} / {"dist": "lognormal", "mean", "sigma"} / {"dist": "empirical", "values"}
              * @default 512
              */
-            prompt_tokens: unknown;
+            prompt_tokens: number | {
+                /** @enum {string} */
+                dist: "fixed";
+                value: number;
+            } | {
+                /** @enum {string} */
+                dist: "uniform";
+                low: number;
+                high: number;
+            } | {
+                /** @enum {string} */
+                dist: "lognormal";
+                mean: number;
+                sigma: number;
+            } | {
+                /** @enum {string} */
+                dist: "empirical";
+                values: number[];
+            };
             /**
              * @description Same forms as prompt_tokens
              * @default 128
              */
-            output_tokens: unknown;
+            output_tokens: number | {
+                /** @enum {string} */
+                dist: "fixed";
+                value: number;
+            } | {
+                /** @enum {string} */
+                dist: "uniform";
+                low: number;
+                high: number;
+            } | {
+                /** @enum {string} */
+                dist: "lognormal";
+                mean: number;
+                sigma: number;
+            } | {
+                /** @enum {string} */
+                dist: "empirical";
+                values: number[];
+            };
             /** @default poisson */
             arrival: components["schemas"]["ArrivalEnum"];
             /**
@@ -2968,12 +3015,48 @@ export interface components {
              * @description A number or {"dist": "uniform", "low", "high"} / {"dist": "lognormal", "mean", "sigma"} / {"dist": "empirical", "values"}
              * @default 512
              */
-            prompt_tokens: unknown;
+            prompt_tokens: number | {
+                /** @enum {string} */
+                dist: "fixed";
+                value: number;
+            } | {
+                /** @enum {string} */
+                dist: "uniform";
+                low: number;
+                high: number;
+            } | {
+                /** @enum {string} */
+                dist: "lognormal";
+                mean: number;
+                sigma: number;
+            } | {
+                /** @enum {string} */
+                dist: "empirical";
+                values: number[];
+            };
             /**
              * @description Same forms as prompt_tokens
              * @default 128
              */
-            output_tokens: unknown;
+            output_tokens: number | {
+                /** @enum {string} */
+                dist: "fixed";
+                value: number;
+            } | {
+                /** @enum {string} */
+                dist: "uniform";
+                low: number;
+                high: number;
+            } | {
+                /** @enum {string} */
+                dist: "lognormal";
+                mean: number;
+                sigma: number;
+            } | {
+                /** @enum {string} */
+                dist: "empirical";
+                values: number[];
+            };
             /** @default poisson */
             arrival: components["schemas"]["ArrivalEnum"];
             /**
@@ -3338,6 +3421,34 @@ export interface components {
             edges: number[];
             counts: number[];
         };
+        ImportCard: {
+            state: components["schemas"]["CardStateEnum"];
+            step: number | null;
+            /** Format: double */
+            stability: number | null;
+            /** Format: double */
+            difficulty: number | null;
+            /** Format: date-time */
+            due: string;
+            /** Format: date-time */
+            last_review: string | null;
+            reps: number;
+            lapses: number;
+            suspended: boolean;
+            leech: boolean;
+            /** Format: date-time */
+            buried_until: string | null;
+            source_changed: boolean;
+            source_type: components["schemas"]["SourceTypeEnum"];
+            source_id: number;
+            /** Format: date-time */
+            added_at: string;
+            /** @description Written by the export for people reading the file; ignored on import (the card's own text is used) */
+            front?: string;
+            /** @description Written by the export for people reading the file; ignored on import (the card's own text is used) */
+            back?: string;
+            reviews: components["schemas"]["ImportReview"][];
+        };
         ImportCardRequest: {
             state: components["schemas"]["CardStateEnum"];
             step: number | null;
@@ -3379,6 +3490,21 @@ export interface components {
              */
             exported_at?: string;
             cards: components["schemas"]["ImportCardRequest"][];
+        };
+        ImportReview: {
+            /** Format: uuid */
+            review_id: string;
+            rating: number;
+            /** Format: date-time */
+            reviewed_at: string;
+            duration_ms: number | null;
+            state_before: components["schemas"]["CardStateEnum"];
+            state_after: components["schemas"]["CardStateEnum"];
+            before: components["schemas"]["Snapshot"];
+            /** @description What the review endpoint answered, stored as given */
+            after: {
+                [key: string]: (string | number | boolean) | null;
+            };
         };
         ImportReviewRequest: {
             /** Format: uuid */
@@ -5658,6 +5784,25 @@ export interface components {
         SlugName: {
             slug: string;
             name: string;
+        };
+        Snapshot: {
+            state: components["schemas"]["CardStateEnum"];
+            step: number | null;
+            /** Format: double */
+            stability: number | null;
+            /** Format: double */
+            difficulty: number | null;
+            /** Format: date-time */
+            due: string;
+            /** Format: date-time */
+            last_review: string | null;
+            reps: number;
+            lapses: number;
+            suspended: boolean;
+            leech: boolean;
+            /** Format: date-time */
+            buried_until: string | null;
+            source_changed: boolean;
         };
         SnapshotRequest: {
             state: components["schemas"]["CardStateEnum"];
@@ -10407,9 +10552,7 @@ export interface operations {
                 content: {
                     "application/octet-stream": string;
                     "text/csv": string;
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CollectionFile"];
                 };
             };
             /** @description Invalid input; `fields` names the field */
@@ -17927,6 +18070,54 @@ export const deckKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>
 export const densityEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DensityEnum"]> = ["compact", "comfortable"];
 export const dtypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DtypeEnum"]> = ["fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4", "mxfp4"];
 export const effectEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EffectEnum"]> = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+export const engineWorkloadInputPrompt_tokensOneOf1DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInput"]["prompt_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["fixed"];
+export const engineWorkloadInputPrompt_tokensOneOf2DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInput"]["prompt_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["uniform"];
+export const engineWorkloadInputPrompt_tokensOneOf3DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInput"]["prompt_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["lognormal"];
+export const engineWorkloadInputPrompt_tokensOneOf4DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInput"]["prompt_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["empirical"];
+export const engineWorkloadInputOutput_tokensOneOf1DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInput"]["output_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["fixed"];
+export const engineWorkloadInputOutput_tokensOneOf2DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInput"]["output_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["uniform"];
+export const engineWorkloadInputOutput_tokensOneOf3DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInput"]["output_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["lognormal"];
+export const engineWorkloadInputOutput_tokensOneOf4DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInput"]["output_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["empirical"];
+export const engineWorkloadInputRequestPrompt_tokensOneOf1DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInputRequest"]["prompt_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["fixed"];
+export const engineWorkloadInputRequestPrompt_tokensOneOf2DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInputRequest"]["prompt_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["uniform"];
+export const engineWorkloadInputRequestPrompt_tokensOneOf3DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInputRequest"]["prompt_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["lognormal"];
+export const engineWorkloadInputRequestPrompt_tokensOneOf4DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInputRequest"]["prompt_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["empirical"];
+export const engineWorkloadInputRequestOutput_tokensOneOf1DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInputRequest"]["output_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["fixed"];
+export const engineWorkloadInputRequestOutput_tokensOneOf2DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInputRequest"]["output_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["uniform"];
+export const engineWorkloadInputRequestOutput_tokensOneOf3DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInputRequest"]["output_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["lognormal"];
+export const engineWorkloadInputRequestOutput_tokensOneOf4DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["EngineWorkloadInputRequest"]["output_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["empirical"];
 export const evidenceKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EvidenceKindEnum"]> = ["events", "logs", "metrics", "config", "profile", "workload"];
 export const formatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FormatEnum"]> = ["llmkit-flashcards"];
 export const inlineModelAttentionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelAttentionEnum"]> = ["mha", "gqa", "mqa", "mla"];
