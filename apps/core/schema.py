@@ -125,4 +125,3 @@ def add_error_responses(result, generator, request, public):
                     response["content"] = {"application/json": {"schema": reference}}
             operation["responses"] = dict(sorted(responses.items()))
     return result
-
