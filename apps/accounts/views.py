@@ -83,7 +83,9 @@ class CsrfView(APIView):
 
 
 class RegisterView(CsrfProtectedView):
-    """Creates the account and signs this client in: a session for browsers, a token on request for API clients."""
+    """Creates the account. A browser (our sign-up form: it holds our cookies or sends Origin, and passed the CSRF
+    check) is signed in with a session; any other client gets no cookie, so a cookie-keeping HTTP client stays an
+    anonymous caller that needs no CSRF token, and asks for a token (`issue_token`) to act as the new user."""
 
     authentication_classes = []
     throttle_classes = [LoginAddressThrottle]
@@ -94,7 +96,8 @@ class RegisterView(CsrfProtectedView):
     @extend_schema(
         request=RegisterSerializer,
         responses={201: RegisteredSerializer},
-        summary="Create an account (CSRF token needed only when the request carries cookies or comes from a browser)",
+        summary="Create an account; a browser is signed in with a session, other clients get a token on request "
+                "(CSRF token needed only when the request carries cookies or comes from a browser)",
     )
     def post(self, request):
         serializer = RegisterSerializer(data=request.data)
@@ -102,7 +105,8 @@ class RegisterView(CsrfProtectedView):
         data = dict(serializer.validated_data)
         issue_token = data.pop("issue_token", False)
         user = services.register_user(**data)
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        if _from_a_browser(request):
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         body = services.describe_user(user)
         if issue_token:
             body["token"] = Token.objects.get_or_create(user=user)[0].key

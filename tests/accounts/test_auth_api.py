@@ -6,17 +6,26 @@ STRONG = "correct-horse-battery-9"
 
 
 def register(client, **overrides):
+    headers = {name: overrides.pop(name) for name in list(overrides) if name.startswith("HTTP_")}
     body = {"username": "ada", "password": STRONG, "email": "ada@example.com", **overrides}
-    return client.post("/api/v1/auth/register/", body, format="json")
+    return client.post("/api/v1/auth/register/", body, format="json", **headers)
 
 
-def test_register_logs_in_and_me_works(api_client):
-    response = register(api_client)
+def test_register_from_the_browser_signs_in_and_me_works(api_client):
+    response = register(api_client, HTTP_ORIGIN="http://testserver", HTTP_SEC_FETCH_SITE="same-origin")
     assert response.status_code == 201
     assert response.json()["username"] == "ada"
+    assert response.cookies["sessionid"].value
     me = api_client.get("/api/v1/auth/me/")
     assert me.status_code == 200
     assert me.json()["is_author"] is False
+
+
+def test_register_from_an_api_client_sets_no_cookie(api_client):
+    response = register(api_client)
+    assert response.status_code == 201
+    assert "sessionid" not in response.cookies and "csrftoken" not in response.cookies
+    assert api_client.get("/api/v1/auth/me/").status_code == 401
 
 
 @pytest.mark.parametrize(

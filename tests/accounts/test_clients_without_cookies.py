@@ -28,6 +28,22 @@ def test_register_without_cookies_needs_no_csrf_token():
     assert "token" not in response.json()
 
 
+def test_a_cookie_keeping_client_stays_anonymous_after_registering(live_server):
+    """A real HTTP client with a cookie jar (requests.Session): registration sets no cookie, so its next anonymous
+    POST needs no CSRF token (it answered 403 when registration signed it in with a session)."""
+    import requests
+
+    session = requests.Session()
+    registered = session.post(f"{live_server.url}{REGISTER}", json=body(issue_token=True), timeout=30)
+    assert registered.status_code == 201, registered.text
+    assert not session.cookies, dict(session.cookies)
+    again = session.post(f"{live_server.url}/api/v1/practice/sessions/", json={"mode": "practice"}, timeout=30)
+    assert again.status_code != 403, again.text
+    token = registered.json()["token"]
+    me = session.get(f"{live_server.url}/api/v1/auth/me/", headers={"Authorization": f"Token {token}"}, timeout=30)
+    assert me.json()["username"] == "ada"
+
+
 def test_register_can_answer_with_a_token_that_authenticates():
     response = strict_client().post(REGISTER, body(issue_token=True), format="json")
     assert response.status_code == 201, response.content

@@ -100,8 +100,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create an account (CSRF token needed only when the request carries cookies or comes from a browser)
-         * @description Creates the account and signs this client in: a session for browsers, a token on request for API clients.
+         * Create an account; a browser is signed in with a session, other clients get a token on request (CSRF token needed only when the request carries cookies or comes from a browser)
+         * @description Creates the account. A browser (our sign-up form: it holds our cookies or sends Origin, and passed the CSRF
+         *     check) is signed in with a session; any other client gets no cookie, so a cookie-keeping HTTP client stays an
+         *     anonymous caller that needs no CSRF token, and asks for a token (`issue_token`) to act as the new user.
          */
         post: operations["auth_register_create"];
         delete?: never;
