@@ -271,9 +271,10 @@ NEW_GPU = {"slug": "contract-gpu", "name": "Contract GPU", "vendor": "nvidia", "
 MODEL_GPU = {"model": "llama-3.1-8b", "gpu": "h100-sxm"}
 WORKLOAD = {"num_requests": 20, "arrival_rate_per_s": 10, "prompt_tokens": 100, "output_tokens": 10}
 SWEEP = {**MODEL_GPU, "grid": {"max_num_seqs": [8, 16]}, "workload": WORKLOAD}
-NODE = {"name": "gpu-a", "allocatable": {"cpu": 190, "memory_gib": 1900, "gpu": 8},
+NODE = {"name": "gpu-a", "allocatable": {"cpu": 190, "memory": "1900Gi", "nvidia.com/gpu": 8},
         "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]}
-POD = {"requests": {"cpu": 8, "memory_gib": 64, "gpu": 2}, "limits": {"cpu": 8, "memory_gib": 64, "gpu": 2}}
+POD = {"requests": {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": 2},
+       "limits": {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": 2}}
 NO_SUCH_MODEL = {"model": "no-such-model"}
 PNG_1X1 = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108000000003a7e9b"
                         "550000000a49444154789c636800000082008177cd72b60000000049454e44ae426082")  # a grey pixel

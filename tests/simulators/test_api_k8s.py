@@ -5,13 +5,14 @@ from api_helpers import assert_finite, post
 
 pytestmark = pytest.mark.django_db
 
-GPU_NODE = {"name": "gpu-a", "allocatable": {"cpu": 190, "memory_gib": 1900, "gpu": 8},
+GPU_NODE = {"name": "gpu-a", "allocatable": {"cpu": 190, "memory": "1900Gi", "nvidia.com/gpu": 8},
             "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]}
-POD = {"requests": {"cpu": 8, "memory_gib": 64, "gpu": 2}, "limits": {"cpu": 8, "memory_gib": 64, "gpu": 2}}
+POD = {"requests": {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": 2},
+       "limits": {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": 2}}
 
 
 def test_pending_pod_names_the_taint_and_the_fix(api_client):
-    cpu_node = {"name": "cpu-a", "allocatable": {"cpu": 64, "memory_gib": 256}}
+    cpu_node = {"name": "cpu-a", "allocatable": {"cpu": 64, "memory": "256Gi"}}
     d = post(api_client, "k8s-pending", {"pod": POD, "nodes": [GPU_NODE, cpu_node]})
     assert d["message"] == ("0/2 nodes are available: 1 Insufficient nvidia.com/gpu, "
                             "1 node(s) had untolerated taint {nvidia.com/gpu: present}.")
@@ -39,20 +40,60 @@ def test_pending_pod_refused_by_the_namespace_quota(api_client):
 @pytest.mark.parametrize("body, field", [
     ({"pod": POD, "nodes": []}, "nodes"),
     ({"pod": POD}, "nodes"),
-    ({"pod": {"requests": {"gpu": -1}}, "nodes": [GPU_NODE]}, "pod"),
-    ({"pod": {"requests": {"gpu": 2}, "limits": {"gpu": 1}}, "nodes": [GPU_NODE]}, "pod.requests.gpu"),
-    ({"pod": {"requests": {"cpu": 8}, "limits": {"cpu": 4}}, "nodes": [GPU_NODE]}, "pod.requests.cpu"),
+    ({"pod": {"requests": {"nvidia.com/gpu": -1}}, "nodes": [GPU_NODE]}, "pod"),
+    ({"pod": {"requests": {"nvidia.com/gpu": 2}, "limits": {"nvidia.com/gpu": 1}}, "nodes": [GPU_NODE]},
+     "pod.requests.nvidia.com/gpu"),
+    ({"pod": {"requests": {"cpu": 8}, "limits": {"cpu": "4"}}, "nodes": [GPU_NODE]}, "pod.requests.cpu"),
+    ({"pod": {"requests": {"nvidia.com/gpu": "500m"}}, "nodes": [GPU_NODE]}, "pod.requests.nvidia.com/gpu"),
+    ({"pod": {"requests": {"memory": "512GB"}}, "nodes": [GPU_NODE]}, "pod.requests.memory"),
+    ({"pod": {"requests": {"cpu": True}}, "nodes": [GPU_NODE]}, "pod.requests.cpu"),
+    ({"pod": {"requests": {"memory_gib": 64}}, "nodes": [GPU_NODE]}, "pod.requests.memory_gib"),
+    ({"pod": {"requests": {"gpu": 2}}, "nodes": [GPU_NODE]}, "pod.requests.gpu"),
+    ({"pod": POD, "nodes": [GPU_NODE], "quota": {"hard": {"requests.memory": "lots"}}}, "quota.hard.requests.memory"),
     ({"pod": {**POD, "tolerations": [{"key": "k", "operator": "Exists", "value": "v"}]}, "nodes": [GPU_NODE]}, "pod"),
     ({"pod": {**POD, "affinity": [{"match_expressions": [{"key": "gpu", "operator": "In"}]}]}, "nodes": [GPU_NODE]},
      "pod"),
     ({"pod": POD, "nodes": [GPU_NODE, GPU_NODE]}, "nodes"),
     ({"pod": POD, "nodes": [{**GPU_NODE, "taints": [{"key": "k", "effect": "Sometimes"}]}]}, "nodes"),
-    ({"pod": POD, "nodes": [{**GPU_NODE, "pods": [{"name": "big", "gpu": 9}]}]}, "nodes"),
+    ({"pod": POD, "nodes": [{**GPU_NODE, "pods": [{"name": "big", "requests": {"nvidia.com/gpu": 9}}]}]}, "nodes"),
     ({"pod": POD, "nodes": [GPU_NODE], "quota": {"hard": {"requests.gpus": 1}}}, "quota"),
 ])
 def test_pending_bad_input(api_client, body, field):
     d = post(api_client, "k8s-pending", body, 400)
     assert any(name == field or name.startswith(field + ".") or name.startswith(field + "[") for name in d["fields"]), d
+
+
+def test_kubernetes_names_and_quantities_are_read_as_the_api_server_reads_them(api_client):
+    """A pod asking for 8 GPUs does not fit a 4-GPU node; "500m" is half a core and "1900Gi" 1,900 GiB."""
+    small = {"name": "gpu-small", "allocatable": {"cpu": "96", "memory": "1900Gi", "nvidia.com/gpu": 4}}
+    pod = {"requests": {"cpu": "500m", "memory": "512Gi", "nvidia.com/gpu": 8}}
+    d = post(api_client, "k8s-pending", {"pod": pod, "nodes": [small]})
+    assert not d["schedules"] and d["message"] == "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."
+    fits = post(api_client, "k8s-pending", {"pod": {"requests": {"cpu": "500m", "nvidia.com/gpu": 4}}, "nodes": [small]})
+    assert fits["schedules"]
+    # 96 − 0.5 cores and 1,900 GiB free after the pod (all of the node's memory: the pod declared none).
+    busy = {**small, "pods": [{"name": "p", "requests": {"cpu": "500m", "memory": "64G", "nvidia.com/gpu": 1}}]}
+    free = post(api_client, "k8s-pending", {"pod": {"requests": {"nvidia.com/gpu": 1}}, "nodes": [busy]})["nodes"][0]
+    assert free["free"]["cpu"] == pytest.approx(95.5)
+    assert free["free"]["memory_gib"] == pytest.approx(1900 - 64e9 / 2**30)  # "64G" is decimal: 59.6 GiB
+
+
+def test_a_quota_on_requests_cpu_refuses_a_pod_that_declares_no_cpu_request(api_client):
+    """Kubernetes' ResourceQuota admission (pkg/quota/v1/evaluator/core/pods.go, Constraints): a quota tracking
+    requests.cpu or requests.memory makes every container declare them, named with the container."""
+    quota = {"name": "team", "hard": {"requests.cpu": "64", "requests.memory": "512Gi"}}
+    bare = {"container": "server", "requests": {"nvidia.com/gpu": 1}, "limits": {"nvidia.com/gpu": 1}}
+    d = post(api_client, "k8s-pending", {"pod": bare, "nodes": [GPU_NODE], "quota": quota})
+    assert not d["admitted"] and d["phase"] == "NotCreated"
+    assert d["message"] == ('pods "vllm-0" is forbidden: failed quota: team: must specify requests.cpu for: server; '
+                            'requests.memory for: server')
+    # A limit alone declares the request too (the API server defaults the request to the limit before admission).
+    limited = {"requests": {"nvidia.com/gpu": 1}, "limits": {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": 1}}
+    assert post(api_client, "k8s-pending", {"pod": limited, "nodes": [GPU_NODE], "quota": quota})["admitted"]
+    over = {"name": "team", "hard": {"requests.memory": "32Gi"}}
+    d = post(api_client, "k8s-pending", {"pod": POD, "nodes": [GPU_NODE], "quota": over})
+    assert d["quota"]["message"] == ("exceeded quota: team, requested: requests.memory=64Gi, used: "
+                                     "requests.memory=0, limited: requests.memory=32Gi")
 
 
 def test_quota_gates_stop_at_the_namespace_quota(api_client):

@@ -148,7 +148,7 @@ def test_quota_prints_cpu_and_memory_as_quantities_and_lists_keys_sorted():
 def test_a_quota_on_limits_requires_the_pod_to_set_them():
     quota = ResourceQuota("team", hard={"limits.memory": 100})
     r = debug_pending(PodSpec(requests=Resources(gpu=1), limits=Resources(gpu=1)), [gpu_node("g")], quota)
-    assert r.message == 'pods "vllm-0" is forbidden: failed quota: team: must specify limits.memory'
+    assert r.message == 'pods "vllm-0" is forbidden: failed quota: team: must specify limits.memory for: vllm'
 
 
 # ---------------------------------------------------------------- quota gates

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.simulators.api.outputs import B, F, I, S, many, output
@@ -19,25 +20,59 @@ LABEL_KEY = {"max_length": 253, "min_length": 1}
 LABEL_VALUE = {"max_length": 63, "allow_blank": True}
 
 
-def _cores(**kw) -> serializers.FloatField:
-    return serializers.FloatField(min_value=0, max_value=100_000, **kw)
+# The most a manifest may ask for here, in the kit's units (cores, GiB, GPUs).
+QUANTITY_MAX = {"cpu": 100_000, "memory": 1_000_000, k8s.GPU: 1024, "pods": 100_000}
+QUANTITY_PATTERN = r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 
 
-def _gib(**kw) -> serializers.FloatField:
-    return serializers.FloatField(min_value=0, max_value=1_000_000, **kw)
+@extend_schema_field({"oneOf": [{"type": "number", "minimum": 0}, {"type": "string", "pattern": QUANTITY_PATTERN}],
+                      "description": 'A Kubernetes quantity: 8, "500m" (CPU), "512Gi" or "64G" (memory)'})
+class K8sQuantity(serializers.Field):
+    """A quantity as a manifest writes it, read as the API server reads it (k8s.parse_quantity). With a resource,
+    the value in the kit's units (cores, GiB, GPUs); without one, the value as given, checked (quota maps parse it
+    once they know the key)."""
 
+    def __init__(self, resource: str | None = None, **kwargs):
+        self.resource = resource
+        super().__init__(**kwargs)
 
-def _gpus(**kw) -> serializers.IntegerField:
-    return serializers.IntegerField(min_value=0, max_value=1024, **kw)
+    def to_internal_value(self, data):
+        if not isinstance(data, (int, float, str)):
+            raise serializers.ValidationError('must be a quantity such as 8, "500m" or "512Gi"')
+        try:
+            value = k8s.parse_quantity(data, self.resource or "cpu")
+        except ValueError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+        if self.resource is None:
+            return data
+        name = self.resource.split(".", 1)[-1] if self.resource.startswith(("requests.", "limits.")) else self.resource
+        if value > QUANTITY_MAX[name]:
+            raise serializers.ValidationError(f"at most {QUANTITY_MAX[name]:,} here")
+        return value
 
-
-# ---------------------------------------------------------------- pending-pod debugger: inputs
+    def to_representation(self, value):
+        return value
 
 
 class K8sResourcesInput(serializers.Serializer):
-    cpu = _cores(default=0.0, help_text="CPU cores (0.5 = 500m)")
-    memory_gib = _gib(default=0.0, help_text="Memory in GiB")
-    gpu = _gpus(default=0, help_text="nvidia.com/gpu")
+    """requests, limits or allocatable as a manifest names them; a resource left out is not declared."""
+
+    def get_fields(self):
+        return {
+            "cpu": K8sQuantity("cpu", required=False, help_text='cores: 16, "0.5" or "500m"'),
+            "memory": K8sQuantity("memory", required=False, help_text='bytes with a suffix: "128Gi", "64G"'),
+            # source: DRF reads a dotted field name as a path into the data
+            k8s.GPU: K8sQuantity(k8s.GPU, source="gpu", required=False,
+                                 help_text="whole GPUs (the NVIDIA device plugin's name)"),
+        }
+
+
+def _declared(data: dict) -> frozenset[str]:
+    """The Kubernetes names of the resources a validated K8sResourcesInput declares."""
+    return frozenset(k8s.GPU if name == "gpu" else name for name in data)
+
+
+# ---------------------------------------------------------------- pending-pod debugger: inputs
 
 
 class K8sTolerationInput(serializers.Serializer):
@@ -75,6 +110,7 @@ class K8sTermInput(serializers.Serializer):
 class K8sPodInput(serializers.Serializer):
     name = serializers.CharField(default="vllm-0", **NAME)
     namespace = serializers.CharField(default="inference", **NAME)
+    container = serializers.CharField(default="vllm", help_text="The container's name (quota messages name it)", **NAME)
     requests = K8sResourcesInput()
     limits = K8sResourcesInput(required=False, allow_null=True, help_text="Omit for no limits")
     node_selector = serializers.DictField(child=serializers.CharField(**LABEL_VALUE), default=dict)
@@ -97,9 +133,7 @@ class K8sTaintInput(serializers.Serializer):
 
 class K8sRunningPodInput(serializers.Serializer):
     name = serializers.CharField(**NAME)
-    cpu = _cores(default=0.0)
-    memory_gib = _gib(default=0.0)
-    gpu = _gpus(default=0)
+    requests = K8sResourcesInput(default=dict)
     priority = serializers.IntegerField(min_value=-2_147_483_648, max_value=1_000_000_000, default=0)
 
 
@@ -119,21 +153,20 @@ class K8sNodeInput(serializers.Serializer):
 
     def validate(self, data):
         alloc = data["allocatable"]
-        for resource, name in (("cpu", "cpu"), ("memory_gib", "memory_gib"), ("gpu", "gpu")):
-            used = sum(p[resource] for p in data["pods"])
-            if used > alloc[resource] + 1e-9:
+        for resource in k8s.RESOURCES:
+            used = sum(_resources(p["requests"]).get(resource) for p in data["pods"])
+            if used > _resources(alloc).get(resource) + 1e-9:
                 raise serializers.ValidationError(
-                    {"pods": [f"existing pods request {used:g} {name}, more than the node's allocatable "
-                              f"{alloc[resource]:g}"]})
+                    {"pods": [f"existing pods request {k8s.fmt_quantity(resource, used)} {resource}, more than the "
+                              f"node's allocatable {k8s.fmt_quantity(resource, _resources(alloc).get(resource))}"]})
         return data
 
 
 class K8sQuotaInput(serializers.Serializer):
     name = serializers.CharField(default="gpu-quota", **NAME)
-    hard = serializers.DictField(child=serializers.FloatField(min_value=0, max_value=1e9),
-                                 help_text=f"ResourceQuota spec.hard; keys: {', '.join(k8s.QUOTA_KEYS)} "
-                                           "(cpu in cores, memory in GiB)")
-    used = serializers.DictField(child=serializers.FloatField(min_value=0, max_value=1e9), default=dict)
+    hard = serializers.DictField(child=K8sQuantity(), help_text=f"ResourceQuota spec.hard; keys: "
+                                 f"{', '.join(k8s.QUOTA_KEYS)}; values as quantities (\"8\", \"500m\", \"512Gi\")")
+    used = serializers.DictField(child=K8sQuantity(), default=dict, help_text="ResourceQuota status.used")
 
     def validate(self, data):
         for name in ("hard", "used"):
@@ -141,6 +174,14 @@ class K8sQuotaInput(serializers.Serializer):
             if bad:
                 raise serializers.ValidationError(
                     {name: [f"unknown quota key {', '.join(map(repr, bad))}; use {', '.join(k8s.QUOTA_KEYS)}"]})
+            errors = {}
+            for key, value in data[name].items():
+                try:
+                    data[name][key] = k8s.parse_quantity(value, key)
+                except ValueError as exc:
+                    errors[f"{name}.{key}"] = [str(exc)]
+            if errors:
+                raise serializers.ValidationError(errors)
         if not data["hard"]:
             raise serializers.ValidationError({"hard": ["give at least one limit"]})
         return data
@@ -175,13 +216,16 @@ K8sPendingOutput = output(
 
 
 def _resources(data: dict) -> k8s.Resources:
-    return k8s.Resources(cpu=data["cpu"], memory=data["memory_gib"], gpu=data["gpu"])
+    return k8s.Resources(cpu=data.get("cpu", 0.0), memory=data.get("memory", 0.0), gpu=int(data.get("gpu", 0)))
 
 
 def _pod(data: dict) -> k8s.PodSpec:
+    limits = data.get("limits")
     return k8s.PodSpec(
-        name=data["name"], namespace=data["namespace"], requests=_resources(data["requests"]),
-        limits=_resources(data["limits"]) if data.get("limits") else None, node_selector=dict(data["node_selector"]),
+        name=data["name"], namespace=data["namespace"], container=data["container"],
+        requests=_resources(data["requests"]), requests_declared=_declared(data["requests"]),
+        limits=_resources(limits) if limits else None, limits_declared=_declared(limits or {}),
+        node_selector=dict(data["node_selector"]),
         affinity_terms=tuple(tuple(k8s.Requirement(r["key"], r["operator"], tuple(r["values"]))
                                    for r in term["match_expressions"]) for term in data["affinity"]),
         tolerations=tuple(k8s.Toleration(**t) for t in data["tolerations"]), priority=data["priority"])
@@ -191,7 +235,7 @@ def _node(data: dict) -> k8s.Node:
     return k8s.Node(
         name=data["name"], allocatable=_resources(data["allocatable"]), labels=dict(data["labels"]),
         taints=tuple(k8s.Taint(**t) for t in data["taints"]),
-        pods=tuple(k8s.RunningPod(p["name"], _resources(p), p["priority"]) for p in data["pods"]),
+        pods=tuple(k8s.RunningPod(p["name"], _resources(p["requests"]), p["priority"]) for p in data["pods"]),
         max_pods=data["max_pods"], unschedulable=data["unschedulable"])
 
 
@@ -201,8 +245,8 @@ class K8sPendingApi(SimulatorApi):
     """The pod through ResourceQuota admission, then every node through the scheduler's filters (NodeUnschedulable,
     TaintToleration, NodeAffinity, NodeResourcesFit) with kube-scheduler's own messages."""
 
-    field_names = {"requests.cpu": "pod.requests.cpu", "requests.memory": "pod.requests.memory_gib",
-                   "requests.gpu": "pod.requests.gpu", "nodes": "nodes"}
+    field_names = {"requests.cpu": "pod.requests.cpu", "requests.memory": "pod.requests.memory",
+                   "requests.gpu": f"pod.requests.{k8s.GPU}", "nodes": "nodes"}
 
     def calculate(self, request, data):
         quota = data.get("quota")

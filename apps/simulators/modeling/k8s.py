@@ -9,7 +9,11 @@ ResourceQuota admission plugin phrase them:
 - NodeAffinity:      "node(s) didn't match Pod's node affinity/selector"
 - NodeResourcesFit:  "Too many pods", "Insufficient cpu", "Insufficient memory", "Insufficient nvidia.com/gpu"
 - the FitError:      "0/3 nodes are available: <count> <reason>, ..." with the "<count> <reason>" strings sorted
-- ResourceQuota:     "exceeded quota: <name>, requested: <k>=<v>, used: <k>=<v>, limited: <k>=<v>"
+- ResourceQuota:     "exceeded quota: <name>, requested: <k>=<v>, used: <k>=<v>, limited: <k>=<v>", and a pod
+                     that declares no request or limit a quota on cpu or memory tracks: "failed quota: <name>: must
+                     specify <key> for: <container>" (Kubernetes pkg/quota/v1/evaluator/core/pods.go, Constraints)
+
+Quantities are read as the API server reads them ("500m" CPU, "512Gi" or "64G" memory; parse_quantity).
 
 Per node, filters run in the default profile's order and stop at the first plugin that rejects the node; the resource
 fit plugin reports every resource it is short of.
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +38,40 @@ OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 EPS = 1e-9
 
 
-# ---------------------------------------------------------------- quantities, printed the way kubectl prints them
+# ---------------------------------------------------------------- quantities, read and printed as Kubernetes does
+
+# k8s.io/apimachinery/pkg/api/resource: a signed decimal number, then a binary suffix (Ki … Ei), a decimal suffix
+# (n u m "" k M G T P E) or a decimal exponent (e3, E-2).
+QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$")
+SUFFIX = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60, "n": 1e-9, "u": 1e-6,
+          "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
+GIB = 2**30
+
+
+def parse_quantity(value: int | float | str, resource: str) -> float:
+    """A Kubernetes quantity in the kit's units: CPU in cores ("500m" → 0.5), memory in GiB ("512Gi" → 512, "64G" →
+    59.6, a bare 1024 is bytes), GPUs and pods as whole numbers (extended resources cannot be fractional).
+    ValueError says why not."""
+    if isinstance(value, bool):
+        raise ValueError("must be a quantity such as 8, \"500m\" or \"512Gi\"")
+    if isinstance(value, (int, float)):
+        number = float(value)
+    else:
+        match = QUANTITY.match(value.strip())
+        if match is None:
+            raise ValueError(f"quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*"
+                             f"[-+]?[0-9]*)$' (Kubernetes' own rule), not {value[:40]!r}")
+        digits, suffix = match.groups()
+        scale = float(f"1{suffix}") if suffix and suffix[0] in "eE" else SUFFIX.get(suffix or "", 1.0)
+        number = float(digits) * scale
+    if not math.isfinite(number) or number < 0:
+        raise ValueError("must be greater than or equal to 0")
+    name = resource.split(".", 1)[1] if resource.startswith(("requests.", "limits.")) else resource
+    if name == "memory":
+        return number / GIB  # bytes, as the API server reads a bare number of memory
+    if name in (GPU, "pods") and number != int(number):
+        raise ValueError("must be an integer")
+    return number
 
 
 def fmt_cpu(cores: float) -> str:
@@ -43,8 +81,10 @@ def fmt_cpu(cores: float) -> str:
 
 
 def fmt_memory(gib: float) -> str:
-    """64 → "64Gi", 0.5 → "512Mi"."""
+    """64 → "64Gi", 0.5 → "512Mi", 0 → "0" (as kubectl prints a zero quantity)."""
     mib = round(gib * 1024)
+    if mib == 0:
+        return "0"
     return f"{mib // 1024}Gi" if mib % 1024 == 0 else f"{mib}Mi"
 
 
@@ -149,6 +189,10 @@ class PodSpec:
     affinity_terms: tuple[tuple[Requirement, ...], ...] = ()  # OR of terms, AND inside a term
     tolerations: tuple[Toleration, ...] = ()
     priority: int = 0
+    container: str = "vllm"
+    # The resources the manifest names under requests and under limits; None: those with a non-zero amount.
+    requests_declared: frozenset[str] | None = None
+    limits_declared: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -224,6 +268,21 @@ def effective_requests(pod: PodSpec) -> Resources:
     return Resources(cpu=cpu, memory=memory, gpu=gpu)
 
 
+# A quota on any of these makes every container declare it (Kubernetes calls this "a mistake" it keeps for
+# compatibility; GPUs and other extended resources are not in the set).
+MUST_DECLARE = ("requests.cpu", "requests.memory", "limits.cpu", "limits.memory")
+
+
+def declared(pod: PodSpec) -> set[str]:
+    """The quota keys the container declares, after the API server's defaulting (a limit without a request sets the
+    request)."""
+    limits = pod.limits_declared if pod.limits_declared is not None else frozenset(
+        r for r in RESOURCES if pod.limits is not None and pod.limits.get(r))
+    requests = pod.requests_declared if pod.requests_declared is not None else frozenset(
+        r for r in RESOURCES if pod.requests.get(r))
+    return {f"requests.{r}" for r in requests | limits} | {f"limits.{r}" for r in limits}
+
+
 def check_quota(pod: PodSpec, quota: ResourceQuota | None) -> dict | None:
     """The ResourceQuota admission check: None when no quota; else its verdict and the message the API server sends."""
     if quota is None:
@@ -233,12 +292,14 @@ def check_quota(pod: PodSpec, quota: ResourceQuota | None) -> dict | None:
     wants = {"pods": 1.0, "requests.cpu": req.cpu, "requests.memory": req.memory, f"requests.{GPU}": float(req.gpu),
              "limits.cpu": limits.cpu, "limits.memory": limits.memory}
     tracked = [key for key in QUOTA_KEYS if key in quota.hard]
-    missing = [key for key in tracked if key.startswith("limits.") and not wants[key]]
+    missing = sorted(set(tracked) & set(MUST_DECLARE) - declared(pod))
     if missing:
-        message = f"failed quota: {quota.name}: must specify {','.join(sorted(missing))}"
+        message = (f"failed quota: {quota.name}: must specify "
+                   + "; ".join(f"{key} for: {pod.container}" for key in missing))
         return {"name": quota.name, "admitted": False, "message": message, "exceeded": [],
-                "fix": [f"set {', '.join(k.replace('limits.', 'limits.') for k in sorted(missing))} on the container "
-                        f"(the quota {quota.name} tracks it, so every pod must declare it)"]}
+                "fix": [f"set {', '.join(missing)} on the container {pod.container} (the quota {quota.name} tracks "
+                        f"{'it' if len(missing) == 1 else 'them'}, so every container must declare "
+                        f"{'it' if len(missing) == 1 else 'them'})"]}
     requested = {key: wants[key] for key in tracked if wants[key]}
     exceeded = [key for key in requested if quota.used.get(key, 0.0) + requested[key] > quota.hard[key] + EPS]
     if not exceeded:

@@ -3842,6 +3842,11 @@ export interface components {
             name: string;
             /** @default inference */
             namespace: string;
+            /**
+             * @description The container's name (quota messages name it)
+             * @default vllm
+             */
+            container: string;
             requests: components["schemas"]["K8sResourcesInputRequest"];
             /** @description Omit for no limits */
             limits?: components["schemas"]["K8sResourcesInputRequest"] | null;
@@ -3904,12 +3909,13 @@ export interface components {
         K8sQuotaInputRequest: {
             /** @default gpu-quota */
             name: string;
-            /** @description ResourceQuota spec.hard; keys: pods, requests.cpu, requests.memory, limits.cpu, limits.memory, requests.nvidia.com/gpu (cpu in cores, memory in GiB) */
+            /** @description ResourceQuota spec.hard; keys: pods, requests.cpu, requests.memory, limits.cpu, limits.memory, requests.nvidia.com/gpu; values as quantities ("8", "500m", "512Gi") */
             hard: {
-                [key: string]: number;
+                [key: string]: number | string;
             };
+            /** @description ResourceQuota status.used */
             used?: {
-                [key: string]: number;
+                [key: string]: number | string;
             };
         };
         K8sQuotaVerdict: {
@@ -3932,24 +3938,14 @@ export interface components {
             operator: components["schemas"]["K8sRequirementInputOperatorEnum"];
             values?: string[];
         };
+        /** @description requests, limits or allocatable as a manifest names them; a resource left out is not declared. */
         K8sResourcesInputRequest: {
-            /**
-             * Format: double
-             * @description CPU cores (0.5 = 500m)
-             * @default 0
-             */
-            cpu: number;
-            /**
-             * Format: double
-             * @description Memory in GiB
-             * @default 0
-             */
-            memory_gib: number;
-            /**
-             * @description nvidia.com/gpu
-             * @default 0
-             */
-            gpu: number;
+            /** @description cores: 16, "0.5" or "500m" */
+            cpu?: number | string;
+            /** @description bytes with a suffix: "128Gi", "64G" */
+            memory?: number | string;
+            /** @description whole GPUs (the NVIDIA device plugin's name) */
+            "nvidia.com/gpu"?: number | string;
         };
         K8sRotationInputRequest: {
             nodes: number;
@@ -4059,18 +4055,7 @@ export interface components {
         };
         K8sRunningPodInputRequest: {
             name: string;
-            /**
-             * Format: double
-             * @default 0
-             */
-            cpu: number;
-            /**
-             * Format: double
-             * @default 0
-             */
-            memory_gib: number;
-            /** @default 0 */
-            gpu: number;
+            requests?: components["schemas"]["K8sResourcesInputRequest"];
             /** @default 0 */
             priority: number;
         };

@@ -43,16 +43,19 @@ function useK8s<Name extends keyof K8sResults>(name: Name, body: object) {
 const yes = (v: string) => v === "yes";
 const GPU_TAINT = [{ key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" }];
 
+/** Resources as a manifest writes them: cores, memory with a binary suffix, whole GPUs under the device plugin's name. */
+const res = (cpu: number, memoryGi: number, gpus: number) => ({ cpu, memory: `${memoryGi}Gi`, "nvidia.com/gpu": gpus });
+
 /** A small cluster: two tainted H100 nodes (one partly used by a low-priority batch job), an A100 node and a CPU node. */
 function cluster(v: Record<string, string>) {
   return [
-    { name: "h100-a", allocatable: { cpu: 190, memory_gib: 1900, gpu: 8 }, labels: { gpu: "h100" }, taints: GPU_TAINT,
-      pods: [{ name: "batch-train", cpu: 32, memory_gib: 256, gpu: num(v.batch_gpus, 6), priority: 0 }],
+    { name: "h100-a", allocatable: res(190, 1900, 8), labels: { gpu: "h100" }, taints: GPU_TAINT,
+      pods: [{ name: "batch-train", requests: res(32, 256, num(v.batch_gpus, 6)), priority: 0 }],
       unschedulable: yes(v.cordon_a) },
-    { name: "h100-b", allocatable: { cpu: 190, memory_gib: 1900, gpu: 8 }, labels: { gpu: "h100" }, taints: GPU_TAINT,
-      pods: [{ name: "vllm-70b", cpu: 32, memory_gib: 512, gpu: 8, priority: 1000 }] },
-    { name: "a100-a", allocatable: { cpu: 94, memory_gib: 1100, gpu: 8 }, labels: { gpu: "a100" }, taints: GPU_TAINT },
-    { name: "cpu-a", allocatable: { cpu: 64, memory_gib: 256, gpu: 0 }, labels: { pool: "cpu" } },
+    { name: "h100-b", allocatable: res(190, 1900, 8), labels: { gpu: "h100" }, taints: GPU_TAINT,
+      pods: [{ name: "vllm-70b", requests: res(32, 512, 8), priority: 1000 }] },
+    { name: "a100-a", allocatable: res(94, 1100, 8), labels: { gpu: "a100" }, taints: GPU_TAINT },
+    { name: "cpu-a", allocatable: res(64, 256, 0), labels: { pool: "cpu" } },
   ];
 }
 
@@ -60,7 +63,7 @@ export function K8sPendingPanel() {
   const [v, set] = useQueryState({ gpus: "4", cpu: "16", memory_gib: "128", tolerate: "no", selector: "h100", priority: "0",
     batch_gpus: "6", cordon_a: "no", quota: "16", quota_used: "8" });
   const gpus = num(v.gpus, 0);
-  const resources = { cpu: num(v.cpu, 0), memory_gib: num(v.memory_gib, 0), gpu: gpus };
+  const resources = res(num(v.cpu, 0), num(v.memory_gib, 0), gpus);
   const quota = num(v.quota, 0);
   const { data, error } = useK8s("k8s-pending", {
     pod: {
