@@ -568,8 +568,11 @@ class ApkgMediaSerializer(serializers.Serializer):
 
 
 class ApkgImportOutputSerializer(serializers.Serializer):
-    cards = serializers.IntegerField(help_text="Cards added")
-    reviews = serializers.IntegerField(help_text="Reviews added to their history")
+    cards = serializers.IntegerField(help_text="Cards added (the package's own notes, and content cards of ours "
+                                               "the collection did not hold)")
+    updated = serializers.IntegerField(help_text="Cards the kit exported whose schedule, suspension and flag were "
+                                                 "taken from the package (changed in Anki since)")
+    reviews = serializers.IntegerField(help_text="Reviews added to their history (those the kit holds are not)")
     skipped = serializers.IntegerField(help_text="Cards of the package imported before, left as they are")
     decks = ApkgDeckSerializer(many=True, help_text="The Anki decks of the cards added, by name")
     media = ApkgMediaSerializer(help_text="The package's media the added cards use; a file left out never stops "

@@ -158,3 +158,104 @@ def test_reexport_after_an_edit_updates_the_note_in_place(studied, content, card
             assert col.db.scalar("select count() from revlog") == 5
         finally:
             col.close()
+
+
+IMPORT = "/api/v1/flashcards/import/apkg/"
+
+
+def _export_from_anki(col, folder: Path) -> bytes:
+    out = folder / "from-anki.apkg"
+    col.export_anki_package(out_path=str(out), limit=None, options=anki_collection.ExportAnkiPackageOptions(
+        with_scheduling=True, with_deck_configs=False, with_media=False, legacy=False))
+    return out.read_bytes()
+
+
+def test_our_package_round_trips_through_anki_without_duplicates_and_brings_progress_back(studied, content,
+                                                                                          card_of):
+    """Anki imports our export twice into one collection (same notes: no duplicate); our own export imported back
+    into the same account adds nothing; the learner's progress in Anki (a review, a flag) comes back in place."""
+    from apps.flashcards.models import OwnNote
+    from apps.flashcards.services import card_flag
+
+    user = studied.user
+    q1, term = card_of("question", content["questions"][0]), card_of("term", content["term"])
+    card_flag(user=user, card_id=term.pk, flag=3)
+    ours = studied.get(EXPORT).content
+    cards_before, reviews_before = UserCard.objects.filter(user=user).count(), ReviewLog.objects.filter(user=user).count()
+
+    again = studied.post(IMPORT, ours, content_type="application/octet-stream")
+    assert again.status_code == 200, again.json()
+    assert again.json()["cards"] == 0 and again.json()["updated"] == 0 and again.json()["reviews"] == 0
+    assert UserCard.objects.filter(user=user).count() == cards_before
+    assert ReviewLog.objects.filter(user=user).count() == reviews_before and not OwnNote.objects.filter(user=user)
+
+    with tempfile.TemporaryDirectory() as folder:
+        col = _new_collection(Path(folder))
+        try:
+            _import(col, ours, Path(folder), "first.apkg")
+            _import(col, ours, Path(folder), "second.apkg")
+            assert col.note_count() == 5 and col.card_count() == 5
+            assert col.get_card(anki_export.ANKI_CARD_ID_BASE + term.pk).user_flag() == 3  # the flag went out
+            col.set_config("fsrs", True)
+            anki_card = col.get_card(anki_export.ANKI_CARD_ID_BASE + q1.pk)
+            anki_card.start_timer()
+            states = col._backend.get_scheduling_states(anki_card.id)
+            col.sched.answer_card(col.sched.build_answer(card=anki_card, states=states, rating=CardAnswer.GOOD))
+            col.set_user_flag_for_cards(5, [anki_export.ANKI_CARD_ID_BASE + q1.pk])
+            answered = col.get_card(anki_card.id)
+            back = _export_from_anki(col, Path(folder))
+        finally:
+            col.close()
+
+    result = studied.post(IMPORT, back, content_type="application/octet-stream")
+    assert result.status_code == 200, result.json()
+    assert result.json()["cards"] == 0 and result.json()["updated"] >= 1 and result.json()["reviews"] == 1
+    assert UserCard.objects.filter(user=user).count() == cards_before and not OwnNote.objects.filter(user=user)
+    assert ReviewLog.objects.filter(user=user).count() == reviews_before + 1
+    progressed = UserCard.objects.get(user=user, card=q1)
+    assert progressed.reps == answered.reps == 4 and progressed.flag == 5
+    assert round(progressed.stability, 2) == round(answered.memory_state.stability, 2)
+    assert UserCard.objects.get(user=user, card=term).flag == 3
+    # and once more: the same package from Anki changes nothing now
+    repeat = studied.post(IMPORT, back, content_type="application/octet-stream").json()
+    assert repeat["cards"] == 0 and repeat["reviews"] == 0
+    assert ReviewLog.objects.filter(user=user).count() == reviews_before + 1
+
+
+def test_the_documented_way_to_bring_new_progress_into_a_collection_that_holds_the_deck(studied, content, card_of):
+    """Anki keeps the cards it holds when a newer package arrives (checked here: the kit's new review does not reach
+    it); the way the flashcards settings page describes (Anki's progress into the kit first, then delete the deck in
+    Anki and import the kit's new package) leaves Anki with the progress of both."""
+    from apps.flashcards.services import card_review
+
+    user = studied.user
+    q1, q2 = card_of("question", content["questions"][0]), card_of("question", content["questions"][1])
+    first = studied.get(EXPORT).content
+    with tempfile.TemporaryDirectory() as folder:
+        col = _new_collection(Path(folder))
+        try:
+            _import(col, first, Path(folder), "first.apkg")
+            col.set_config("fsrs", True)
+            in_anki = col.get_card(anki_export.ANKI_CARD_ID_BASE + q2.pk)  # progress made in Anki
+            in_anki.start_timer()
+            states = col._backend.get_scheduling_states(in_anki.id)
+            col.sched.answer_card(col.sched.build_answer(card=in_anki, states=states, rating=CardAnswer.GOOD))
+            card_review(user=user, card_id=q1.pk, rating=3, review_id=new_review_id(), now=timezone.now())  # here
+            reps_here = UserCard.objects.get(user=user, card=q1).reps
+
+            _import(col, studied.get(EXPORT).content, Path(folder), "newer.apkg")
+            assert col.get_card(anki_export.ANKI_CARD_ID_BASE + q1.pk).reps == reps_here - 1  # Anki kept its own
+
+            back = _export_from_anki(col, Path(folder))
+            assert studied.post(IMPORT, back, content_type="application/octet-stream").json()["reviews"] == 1
+            col.remove_notes([col.get_card(cid).nid for cid in col.find_cards('"deck:LLM-serving interview kit"')])
+            _import(col, studied.get(EXPORT).content, Path(folder), "merged.apkg")
+            assert col.card_count() == 5
+            assert col.get_card(anki_export.ANKI_CARD_ID_BASE + q1.pk).reps == reps_here
+            assert col.get_card(anki_export.ANKI_CARD_ID_BASE + q2.pk).reps == UserCard.objects.get(
+                user=user, card=q2).reps == 2
+            assert col.db.scalar("select count() from revlog") == ReviewLog.objects.filter(user=user).count() == 7
+            problems, ok = col.fix_integrity()
+            assert ok, problems
+        finally:
+            col.close()

@@ -83,7 +83,7 @@ def test_cards_due_dates_and_revlog_arrive(content, learner_client, package):
     user = learner_client.user
     response = _post(learner_client, package["bytes"])
     assert response.status_code == 200, response.content
-    assert response.json() == {"cards": 4, "reviews": package["revlog"], "skipped": 0,
+    assert response.json() == {"cards": 4, "updated": 0, "reviews": package["revlog"], "skipped": 0,
                                "decks": [{"name": "Interview", "cards": 3},
                                          {"name": "Interview::Serving::GPU", "cards": 1}],
                                "media": {"images": 0, "skipped": 0, "skipped_files": []}}
@@ -116,7 +116,7 @@ def test_a_second_import_of_the_same_package_changes_nothing(content, learner_cl
     before = (list(UserCard.objects.filter(user=user).order_by("id").values()),
               list(ReviewLog.objects.filter(user=user).order_by("id").values()), Card.objects.count())
     response = _post(learner_client, package["bytes"])
-    assert response.json() == {"cards": 0, "reviews": 0, "skipped": 4, "decks": [],
+    assert response.json() == {"cards": 0, "updated": 0, "reviews": 0, "skipped": 4, "decks": [],
                                "media": {"images": 0, "skipped": 0, "skipped_files": []}}
     assert (list(UserCard.objects.filter(user=user).order_by("id").values()),
             list(ReviewLog.objects.filter(user=user).order_by("id").values()), Card.objects.count()) == before

@@ -283,7 +283,7 @@ def _card_row(user_card: UserCard, *, position: int, deck: AnkiDeck, clock: _Ank
         queue = -2
     mtime = _epoch(max(filter(None, [user_card.added_at, user_card.last_review])))
     return (ANKI_CARD_ID_BASE + user_card.card_id, ANKI_NOTE_ID_BASE + user_card.card_id, deck.id, 0, mtime, -1,
-            ctype, queue, due, interval, ease, user_card.reps, user_card.lapses, left, 0, 0, 0, data)
+            ctype, queue, due, interval, ease, user_card.reps, user_card.lapses, left, 0, 0, user_card.flag, data)
 
 
 def _note_row(user_card: UserCard, media_names: dict[int, str], faces: dict[int, tuple[str, str]]) -> tuple:

@@ -24,6 +24,13 @@ moving from Anki keeps their history.
   its home deck's, and its due date there) on its note (``OwnNote.anki_deck``), shown with the card; the cards also count in All cards.
   The package's deck names come from the ``decks`` table (newer schema: levels separated by \\x1f) or the ``col``
   row's JSON (older schema).
+- Our own exports come back in place: a note whose GUID is one the kit gives a card (apps.flashcards.interchange.
+  anki_export.anki_guid: a content card, or one of the learner's own) is that card, never a new one. If Anki changed
+  the card after the export (its modification time is later than the learner's last review or addition here) the
+  package's schedule, suspension and flag replace the kit's; reviews the kit does not hold yet (matched by their
+  time, to the millisecond the export wrote) are added. A content card the learner had not added is added with the
+  package's schedule. This is how progress made in Anki comes back, and why importing an export into the same
+  account twice adds nothing.
 - Idempotent: a card already imported (same Anki card id) is skipped, reviews have ids derived from the learner
   and Anki's review id, and only the added cards' images are read (the same bytes are one image), so importing the
   same package again changes nothing.
@@ -47,6 +54,7 @@ from django.db import transaction
 
 from apps.core.exceptions import InvalidInput
 from apps.flashcards import own_cards
+from apps.flashcards.interchange.anki_export import anki_guid
 from apps.flashcards.interchange.anki_media import link_images, media_import, protobuf_fields
 from apps.flashcards.models import Card, CardState, Deck, OwnNote, ReviewLog, SourceType, SrsSettings, UserCard
 from apps.flashcards.state import day_clock, settings_get
@@ -231,7 +239,10 @@ def _import(*, user, connection: sqlite3.Connection, package: zipfile.ZipFile, c
         raise _invalid(f"Too many cards: {card_count} (at most {MAX_CARDS}).")
     if review_count > MAX_REVIEWS:
         raise _invalid(f"Too many reviews: {review_count} (at most {MAX_REVIEWS}).")
-    notes = {nid: fields.split("\x1f") for nid, fields in connection.execute("select id, flds from notes")}
+    notes, guids = {}, {}
+    for note_id, guid, fields in connection.execute("select id, guid, flds from notes"):
+        notes[note_id], guids[note_id] = fields.split("\x1f"), guid
+    ours = kit_cards(user, set(guids.values()))
     decks = deck_names(connection)
     last_reviews = {card_id: _moment(last / 1000) for card_id, last in connection.execute(
         "select cid, max(id) from revlog where ease between 1 and 4 group by cid")}
@@ -244,8 +255,10 @@ def _import(*, user, connection: sqlite3.Connection, package: zipfile.ZipFile, c
         # a card in a filtered deck: its home deck (odid) and its due there (odue; due is its place in the filter)
         rows = connection.execute("select id, nid, ord, type, queue, "
                                   "case when odid != 0 and odue != 0 then odue else due end, ivl, factor, reps, "
-                                  "lapses, flags, data, case when odid != 0 then odid else did end "
+                                  "lapses, flags, data, case when odid != 0 then odid else did end, mod "
                                   "from cards order by id").fetchall()
+        returning = [(row, ours[guids[row[1]]]) for row in rows if guids.get(row[1]) in ours]
+        rows = [row for row in rows if guids.get(row[1]) not in ours]
         added_notes = {row[1] for row in rows if row[0] not in known and row[1] in notes}
         media = media_import(user=user, package=package, compressed=compressed,
                              texts=(text for note_id in sorted(added_notes) for text in notes[note_id]))
@@ -277,10 +290,65 @@ def _import(*, user, connection: sqlite3.Connection, package: zipfile.ZipFile, c
         imported = {row[0]: _user_card(user, card, row, created=created, now=now, buried_until=buried_until,
                                        last_review=last_reviews.get(row[0])) for row, _, card in planned}
         UserCard.objects.bulk_create(imported.values(), batch_size=1000)
-        reviews = _reviews(user=user, connection=connection, imported=imported)
+        schedule = dict(created=created, now=now, buried_until=buried_until, last_reviews=last_reviews)
+        merged, updated, added_back = _merge_returning(user, returning, **schedule)
+        reviews = _reviews(user=user, connection=connection, imported={**imported, **merged},
+                           known=_review_times(merged.values()))
     per_deck = Counter(note.anki_deck for _, note, _ in planned)
-    return {"cards": len(imported), "reviews": reviews, "skipped": card_count - len(imported),
+    return {"cards": len(imported) + added_back, "updated": updated, "reviews": reviews,
+            "skipped": card_count - len(imported) - added_back - updated,
             "decks": [{"name": name, "cards": per_deck[name]} for name in sorted(per_deck)], "media": media.report()}
+
+
+def kit_cards(user, guids: set[str]) -> dict[str, Card]:
+    """The cards of the kit the package's GUIDs name: content cards anyone may add, and the learner's own."""
+    candidates = Card.objects.filter(retired=False).exclude(source_type=SourceType.OWN) | Card.objects.filter(
+        source_type=SourceType.OWN, owner=user)
+    found = {}
+    for card in candidates.only("id", "source_type", "source_id"):
+        guid = anki_guid(card)
+        if guid in guids:
+            found[guid] = card
+    return found
+
+
+SCHEDULE_FIELDS = ("state", "step", "stability", "difficulty", "due", "reps", "lapses", "last_review", "suspended",
+                   "buried_until", "flag")
+
+
+def _merge_returning(user, returning: list[tuple[tuple, Card]], *, created: float, now: datetime,
+                     buried_until: datetime, last_reviews: dict) -> tuple[dict[int, UserCard], int, int]:
+    """Cards the kit exported, back from Anki: ({anki card id: UserCard} whose reviews to merge, cards whose
+    schedule was taken from the package, content cards added to the collection)."""
+    held = {uc.card_id: uc for uc in UserCard.objects.filter(user=user, card__in=[card for _, card in returning])}
+    merged: dict[int, UserCard] = {}
+    changed, added = [], []
+    for row, card in returning:
+        package = _user_card(user, card, row, created=created, now=now, buried_until=buried_until,
+                             last_review=last_reviews.get(row[0]))
+        mine = held.get(card.pk)
+        if mine is None:
+            added.append(package)
+            merged[row[0]] = package
+            continue
+        merged[row[0]] = mine
+        ours_since = max(filter(None, [mine.added_at, mine.last_review]))
+        if _moment(row[13]) > ours_since:  # changed in Anki after the kit last changed it
+            for name in SCHEDULE_FIELDS:
+                setattr(mine, name, getattr(package, name))
+            changed.append(mine)
+    UserCard.objects.bulk_create(added, batch_size=1000)
+    UserCard.objects.bulk_update(changed, SCHEDULE_FIELDS, batch_size=1000)
+    return merged, len(changed), len(added)
+
+
+def _review_times(user_cards) -> dict[int, set[int]]:
+    """The milliseconds of the reviews the kit holds, per UserCard id: the revlog ids its export wrote."""
+    times: dict[int, set[int]] = {}
+    for user_card_id, reviewed_at in ReviewLog.objects.filter(
+            user_card__in=[uc for uc in user_cards if uc.pk]).values_list("user_card_id", "reviewed_at"):
+        times.setdefault(user_card_id, set()).add(int(reviewed_at.timestamp() * 1000))
+    return times
 
 
 def _user_card(user, card: Card, row: tuple, *, created: float, now: datetime, buried_until: datetime,
@@ -297,8 +365,11 @@ def _user_card(user, card: Card, row: tuple, *, created: float, now: datetime, b
                     buried_until=buried_until if queue in (-2, -3) else None, flag=flags & 7, added_at=now)
 
 
-def _reviews(*, user, connection: sqlite3.Connection, imported: dict[int, UserCard]) -> int:
-    """The review log of the cards imported now (rated reviews only: Anki's manual entries have no rating)."""
+def _reviews(*, user, connection: sqlite3.Connection, imported: dict[int, UserCard],
+             known: dict[int, set[int]] | None = None) -> int:
+    """The review log of the cards imported now (rated reviews only: Anki's manual entries have no rating), less
+    those the kit holds already (``known``: milliseconds per UserCard; the export bumps a tied id by 1 ms)."""
+    known = known or {}
     logs: list[ReviewLog] = []
     previous: dict[int, ReviewLog] = {}
     for review_id, card_id, ease, duration, kind in connection.execute(
@@ -310,6 +381,10 @@ def _reviews(*, user, connection: sqlite3.Connection, imported: dict[int, UserCa
         state_before = REVLOG_STATES.get(kind, CardState.REVIEW) if before is not None else CardState.NEW
         if before is not None:
             before.state_after = state_before
+        held = known.get(user_card.pk, ())
+        if any(abs(review_id - ms) <= 5 for ms in held):
+            previous[card_id] = ReviewLog(state_after=user_card.state)  # the kit's own: kept, not added again
+            continue
         log = ReviewLog(review_id=uuid.uuid5(REVIEW_NAMESPACE, f"{user.pk}:{review_id}:{card_id}"), user=user,
                         user_card=user_card, rating=ease, reviewed_at=_moment(review_id / 1000),
                         duration_ms=min(max(int(duration or 0), 0), 86_400_000), state_before=state_before,

@@ -1788,9 +1788,11 @@ export interface components {
             cards: number;
         };
         ApkgImportOutput: {
-            /** @description Cards added */
+            /** @description Cards added (the package's own notes, and content cards of ours the collection did not hold) */
             cards: number;
-            /** @description Reviews added to their history */
+            /** @description Cards the kit exported whose schedule, suspension and flag were taken from the package (changed in Anki since) */
+            updated: number;
+            /** @description Reviews added to their history (those the kit holds are not) */
             reviews: number;
             /** @description Cards of the package imported before, left as they are */
             skipped: number;

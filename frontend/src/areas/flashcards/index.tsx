@@ -530,7 +530,8 @@ function AnkiImport() {
       const decks = result.decks.map((deck) => `${deck.name || "no deck"} (${deck.cards})`).join(", ");
       const { images, skipped: filesLeftOut } = result.media;
       const media = `${images ? ` ${images} image${images === 1 ? "" : "s"} added to your card images.` : ""}${filesLeftOut ? ` ${filesLeftOut} media file${filesLeftOut === 1 ? "" : "s"} left out (the cards keep their text):` : ""}`;
-      setMessage(`Imported ${result.cards} cards and ${result.reviews} reviews from “${file.name}”${decks ? ` into ${decks}` : ""}${result.skipped ? ` (${result.skipped} imported before, left as they are)` : ""}.${media}`);
+      const updated = result.updated ? ` ${result.updated} of the kit's cards took the schedule and flag you gave them in Anki.` : "";
+      setMessage(`Imported ${result.cards} cards and ${result.reviews} reviews from “${file.name}”${decks ? ` into ${decks}` : ""}${result.skipped ? ` (${result.skipped} imported before, left as they are)` : ""}.${updated}${media}`);
       setLeftOut(result.media.skipped_files);
     } catch (e) { setMessage(""); setError(e instanceof ApiError ? e.message : String(e)); }
   };
@@ -601,6 +602,16 @@ function SettingsPage() {
       <p><a href="/api/v1/flashcards/export/?format=json" download="flashcards.json">Export JSON</a> ·{" "}
         <a href="/api/v1/flashcards/export/?format=csv" download="flashcards.csv">CSV</a> ·{" "}
         <a href="/api/v1/flashcards/export/?format=apkg" download="flashcards.apkg">Anki deck</a></p>
+      <details className="muted" data-testid="anki-round-trip-help">
+        <summary>Studying in both the kit and Anki</summary>
+        <p>Progress made in Anki comes back here: export from Anki with scheduling and import the file above; the
+          kit's own cards are matched by their note IDs, so nothing is added twice, and reviews you did in Anki join
+          each card's history.</p>
+        <p>Anki does not update cards it already holds when you import a newer Anki deck from the kit, so progress
+          made here after your first export stays out of a collection that has the deck. To bring it over: import
+          Anki's export here first (so the kit holds everything Anki knows), then in Anki delete the
+          “LLM-serving interview kit” deck with its cards, and import the kit's new Anki deck.</p>
+      </details>
     </form>
   );
 }
