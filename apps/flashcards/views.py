@@ -1,7 +1,7 @@
 """Flashcard API: thin views — validate, call one service or selector, shape the answer."""
 
 
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -424,7 +424,10 @@ class ExportApi(FlashcardApi):
         query.is_valid(raise_exception=True)
         kind, user = query.validated_data["format"], request.user
         if kind == "json":
-            return Response(collection.export_json(user=user, now=timezone.now()))
+            response = StreamingHttpResponse(collection.export_json(user=user, now=timezone.now()),
+                                             content_type="application/json")
+            response["Content-Disposition"] = 'attachment; filename="flashcards.json"'
+            return response
         if kind == "csv":
             return _download(anki_export.export_csv(user=user).encode(), "text/csv; charset=utf-8", "flashcards.csv")
         return _download(anki_export.export_apkg(user=user, now=timezone.now()), "application/octet-stream",

@@ -86,3 +86,12 @@ def tree_nodes(tree: dict) -> dict[str, dict]:
     for root in tree["decks"]:
         walk(root)
     return found
+
+
+def exported_json(client, **query) -> dict:
+    """The JSON export, read from its stream (the export is written a batch of cards at a time)."""
+    import json
+
+    response = client.get("/api/v1/flashcards/export/", {"format": "json", **query})
+    assert response.status_code == 200 and response.streaming, response
+    return json.loads(b"".join(response.streaming_content))

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from apps.flashcards.content import sync_all_cards
 from apps.flashcards.models import Card, OwnNote, ReviewLog, UserCard
 from apps.flashcards.services import card_review, deck_add
-from tests.flashcards.conftest import new_review_id
+from tests.flashcards.conftest import exported_json, new_review_id
 
 OWN = "/api/v1/flashcards/own/"
 BASIC = {"kind": "basic", "front": "Why is decode *memory-bound*?", "back": "Each token reads all weights.",
@@ -142,7 +142,7 @@ def test_exported_and_imported_like_ours_but_not_into_another_collection(collect
     client = collection
     card = _create(client)
     card_review(user=client.user, card_id=card["card_id"], rating=3, review_id=new_review_id(), now=timezone.now())
-    exported = client.get("/api/v1/flashcards/export/", {"format": "json"}).json()
+    exported = exported_json(client)
     assert any(row["source_type"] == "own" for row in exported["cards"])
     assert client.get("/api/v1/flashcards/export/", {"format": "apkg"}).status_code == 200
     assert b"memory-bound" in client.get("/api/v1/flashcards/export/", {"format": "csv"}).content

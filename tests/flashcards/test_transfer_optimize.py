@@ -13,7 +13,7 @@ from apps.flashcards.models import Card, JobStatus, OptimizationJob, ReviewLog, 
 from apps.flashcards.optimization import optimization_job_run
 from apps.flashcards.services import card_review, deck_add
 from apps.flashcards.state import settings_get
-from tests.flashcards.conftest import T0, new_review_id
+from tests.flashcards.conftest import T0, exported_json, new_review_id
 
 EXPORT = "/api/v1/flashcards/export/"
 
@@ -39,7 +39,7 @@ def _state(user):
 
 def test_json_export_import_round_trip(reviewed):
     user = reviewed.user
-    exported = reviewed.get(EXPORT).json()
+    exported = exported_json(reviewed)
     assert exported["format"] == "llmkit-flashcards" and len(exported["cards"]) == 5
     assert sum(len(c["reviews"]) for c in exported["cards"]) == 2
     before = _state(user)
@@ -54,7 +54,7 @@ def test_json_export_import_round_trip(reviewed):
 
 
 def test_import_rejects_bad_files(reviewed, make_user, api_client):
-    exported = reviewed.get(EXPORT).json()
+    exported = exported_json(reviewed)
     broken = json.loads(json.dumps(exported))
     broken["cards"][0]["source_id"] = 987654
     response = reviewed.post("/api/v1/flashcards/import/", broken, format="json")

@@ -5,6 +5,7 @@ import pytest
 from django.utils import timezone
 
 from apps.core.models import Status
+from tests.flashcards.conftest import exported_json
 
 pytestmark = pytest.mark.django_db
 DRAFT_PROMPT = "DRAFT: not ready for learners"
@@ -48,9 +49,7 @@ def test_reimporting_an_export_keeps_the_card_of_an_unpublished_question_suspend
     from apps.flashcards.services import deck_add
 
     deck_add(user=owner.user, slug=content.deck, now=timezone.now())
-    exported = owner.get("/api/v1/flashcards/export/", {"format": "json"})
-    assert exported.status_code == 200
-    body = exported.json()
+    body = exported_json(owner)
     card = Card.objects.get(source_type=SourceType.QUESTION, source_id=content.question.id)
     mine = [e for e in body["cards"] if (e["source_type"], e["source_id"]) == ("question", content.question.id)]
     assert len(mine) == 1 and not mine[0]["suspended"]

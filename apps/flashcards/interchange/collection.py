@@ -4,7 +4,9 @@ and ``reviews`` (the full log with the before-state snapshots). Importing it res
 
 from __future__ import annotations
 
+import json
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from django.db import IntegrityError, OperationalError, transaction
@@ -25,9 +27,9 @@ def learner_cards(user):
     return UserCard.objects.filter(user=user).select_related("card").order_by("id")
 
 
-def _reviews_by_card(user) -> dict[int, list[ReviewLog]]:
+def _reviews_by_card(user_cards: list[UserCard]) -> dict[int, list[ReviewLog]]:
     grouped: dict[int, list[ReviewLog]] = {}
-    for log in ReviewLog.objects.filter(user=user).order_by("reviewed_at", "id").iterator():
+    for log in ReviewLog.objects.filter(user_card__in=user_cards).order_by("reviewed_at", "id"):
         grouped.setdefault(log.user_card_id, []).append(log)
     return grouped
 
@@ -38,15 +40,30 @@ def review_dict(log: ReviewLog) -> dict:
             "before": log.before, "after": log.after}
 
 
-def export_json(*, user, now: datetime) -> dict:
-    reviews = _reviews_by_card(user)
-    cards = [
-        {"source_type": uc.card.source_type, "source_id": uc.card.source_id, "front": uc.card.front,
-         "back": uc.card.back, "added_at": iso(uc.added_at), **snapshot(uc),
-         "reviews": [review_dict(log) for log in reviews.get(uc.pk, [])]}
-        for uc in learner_cards(user)
-    ]
-    return {"format": FORMAT_NAME, "version": FORMAT_VERSION, "exported_at": iso(now), "cards": cards}
+EXPORT_BATCH = 500
+
+
+def export_json(*, user, now: datetime) -> Iterator[bytes]:
+    """The collection as JSON, written a batch of cards at a time with their reviews, so that the memory an export
+    holds is one batch's whatever the collection's size (the whole document was built in memory before: 682 MB
+    for a 44 MB export). The bytes are the compact JSON the API writes everywhere."""
+    header = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "exported_at": iso(now)}
+    yield _json(header)[:-1] + b',"cards":['
+    last_id, separator = 0, b""
+    while batch := list(learner_cards(user).filter(id__gt=last_id)[:EXPORT_BATCH]):
+        reviews = _reviews_by_card(batch)
+        for uc in batch:
+            card = {"source_type": uc.card.source_type, "source_id": uc.card.source_id, "front": uc.card.front,
+                    "back": uc.card.back, "added_at": iso(uc.added_at), **snapshot(uc),
+                    "reviews": [review_dict(log) for log in reviews.get(uc.pk, [])]}
+            yield separator + _json(card)
+            separator = b","
+        last_id = batch[-1].pk
+    yield b"]}"
+
+
+def _json(value) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 MAX_CARDS, MAX_REVIEWS_PER_CARD, MAX_ERRORS, BATCH = 20_000, 10_000, 50, 500
