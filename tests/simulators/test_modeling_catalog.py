@@ -32,13 +32,15 @@ PUBLISHED_CONFIGS = [
     ("deepseek-v3", 61, 7168, 128, 128, 192, 18432, 129280),
     ("gpt-oss-120b", 36, 2880, 64, 8, 64, 2880, 201088),
     ("opt-13b", 40, 5120, 40, 40, 128, 20480, 50272),  # ffn_dim 20480; MHA, so num_kv_heads = heads
+    ("qwen3-8b", 36, 4096, 32, 8, 128, 12288, 151936),  # Qwen/Qwen3-8B config.json (head_dim given: 128)
+    ("llama-2-70b", 80, 8192, 64, 8, 128, 28672, 32000),  # meta-llama/Llama-2-70b-hf config.json (GQA, 8 KV heads)
 ]
 
 
 def test_catalog_has_exactly_the_required_slugs():
     assert set(MODELS) == {row[0] for row in PUBLISHED_CONFIGS}
     assert set(GPUS) == {"a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200", "b200", "l40s",
-                         "rtx-4090", "mi300x"}
+                         "rtx-4090", "mi300x", "h100-nvl"}
 
 
 @pytest.mark.parametrize("slug,layers,hidden,heads,kv,head_dim,ffn,vocab", PUBLISHED_CONFIGS)
