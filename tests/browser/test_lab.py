@@ -61,3 +61,17 @@ def test_the_kv_cache_chapter_links_to_the_lab_with_parameters_it_accepts():
                                           "collectives", "paged-kv", "prefix-cache", "moe", "request-walk", "serve-config"}
         assert set(parse_qs(url.query)) <= LAB_PARAMS
     assert "/lab/kv-cache?model=llama-3.1-8b&kv_dtype=bf16&context_tokens=8192&batch_size=16" in links
+
+
+def test_every_lab_page_in_the_registry_draws_its_own_page(live_server, page, catalog):
+    """The Lab finds each page's module by file (its PANELS): every name in apps/core/registry.py opens a page with
+    its heading, none the "No simulator called" fallback."""
+    from apps.core.registry import LAB_PAGES
+
+    for name, _title in LAB_PAGES:
+        page.goto(f"{live_server.url}/lab/{name}")
+        heading = page.locator(".lab-tool h1, .lab-tool h2, main h1").first
+        heading.wait_for()
+        assert "No simulator called" not in page.content(), name
+    page.goto(f"{live_server.url}/lab/warp-drive")
+    expect(page.get_by_text("No simulator called “warp-drive”.")).to_be_visible()
