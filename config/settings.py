@@ -283,6 +283,8 @@ SPECTACULAR_SETTINGS = {
         "SweepModeEnum": "apps.simulators.api.inputs.SWEEP_MODES",
         "ModeEnum": "apps.quiz.models.SessionMode",
         "OwnCardKindEnum": "apps.flashcards.own_cards.KINDS",
+        "ImportFormatEnum": "apps.flashcards.models.ImportFormat",
+        "FormatEnum": ["llmkit-flashcards"],  # the collection file's format name (interchange.collection)
         "DtypeEnum": "apps.simulators.api.inputs.DTYPES",
         "KvDtypeEnum": "apps.simulators.api.inputs.KV_DTYPES",
         "TensorParallelEnum": "apps.simulators.api.inputs.TP_CHOICES",

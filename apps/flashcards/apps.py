@@ -11,9 +11,10 @@ class FlashcardsConfig(AppConfig):
         from apps.core.content import Stage, register_steps  # imports core models
         from apps.core.metrics import register_job_model  # reads settings at import
         from apps.flashcards import content, signals, tasks  # noqa: F401
-        from apps.flashcards.models import Deck, OptimizationJob
+        from apps.flashcards.models import Deck, ImportJob, OptimizationJob
 
         register_steps(Stage.CARDS, content.sync_cards)
         register_job_model("fsrs_optimization", OptimizationJob)
+        register_job_model("flashcard_import", ImportJob)
         signals.connect()
         watch_content(Deck)  # the deck tree's cached list of visible decks is content

@@ -308,3 +308,31 @@ class OptimizationJob(models.Model):
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+
+class ImportFormat(models.TextChoices):
+    JSON = "json", "The kit's JSON collection file"
+    APKG = "apkg", "An Anki package"
+
+
+class ImportJob(models.Model):
+    """A collection file a learner uploaded, imported by a worker: the web request only stores it. One queued or
+    running import per learner (a second is refused); the upload is dropped once the import has run."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="import_jobs")
+    format = models.CharField(max_length=8, choices=ImportFormat.choices)
+    status = models.CharField(max_length=10, choices=JobStatus.choices, default=JobStatus.QUEUED)
+    progress = models.FloatField(default=0.0, help_text="0 to 1: stored, read, written")
+    upload = models.BinaryField(default=bytes, editable=False)
+    upload_bytes = models.PositiveBigIntegerField(default=0)
+    result = models.JSONField(null=True, blank=True, help_text="What the import answered (cards, reviews, ...)")
+    error = models.JSONField(null=True, blank=True, help_text="{detail, fields}: why nothing was imported")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(
+            fields=["user"], condition=models.Q(status__in=["queued", "running"]), name="one_active_import_per_learner")]

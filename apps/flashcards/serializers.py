@@ -8,7 +8,7 @@ from apps.core.serializers import documented_json
 from apps.flashcards.checking import ANSWER_MAX_CHARS
 from apps.flashcards.images import ALT_MAX_CHARS
 from apps.flashcards.interchange.collection import FORMAT_NAME, FORMAT_VERSION, MAX_AFTER_KEYS
-from apps.flashcards.models import NOTE_MAX_CHARS, CardState, Flag, SourceType, SrsSettings
+from apps.flashcards.models import NOTE_MAX_CHARS, CardState, Flag, ImportFormat, SourceType, SrsSettings
 from apps.flashcards.own_cards import BACK_MAX_CHARS, FRONT_MAX_CHARS, KINDS
 
 MAX_STEP_MINUTES = 1440 * 7
@@ -582,3 +582,30 @@ class ApkgImportOutputSerializer(serializers.Serializer):
 class ImportOutputSerializer(serializers.Serializer):
     cards = serializers.IntegerField()
     reviews = serializers.IntegerField()
+
+
+class ImportJobQuerySerializer(serializers.Serializer):
+    format = serializers.ChoiceField(choices=ImportFormat.choices,
+                                     help_text="json: the kit's collection file (replaces your collection); apkg: an "
+                                               "Anki package (adds its cards, brings the kit's own back in place)")
+
+
+class ImportJobErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+
+class ImportJobSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    format = serializers.ChoiceField(choices=ImportFormat.choices)
+    status = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
+    progress = serializers.FloatField(help_text="0 to 1")
+    upload_bytes = serializers.IntegerField()
+    result = documented_json({"oneOf": [{"$ref": "#/components/schemas/ImportOutput"},
+                                        {"$ref": "#/components/schemas/ApkgImportOutput"}], "nullable": True},
+                             "ImportJobResultField")(help_text="When done: what was imported (the format's answer)")
+    error = ImportJobErrorSerializer(allow_null=True, help_text="When failed: why; nothing was changed")
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    url = serializers.CharField(help_text="Poll this for the job's progress")

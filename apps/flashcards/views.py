@@ -29,7 +29,7 @@ from apps.flashcards import (
     stats,
 )
 from apps.flashcards import serializers as s
-from apps.flashcards.interchange import anki_export, anki_import, collection
+from apps.flashcards.interchange import anki_export, anki_import, collection, jobs
 from apps.flashcards.models import OptimizationJob
 
 ERRORS = {400: OpenApiResponse(description="Invalid input; `fields` names the field"),
@@ -490,3 +490,48 @@ class ImportApi(FlashcardApi):
         # The body is validated field by field while it streams (the schema above documents it); 409 while
         # another import of the same collection runs.
         return Response(collection.import_json(user=request.user, document=request.data))
+
+
+class UploadParser(BaseParser):
+    """Any file as the raw request body, read up to the largest import a job takes (one byte more tells it is too
+    large); the job checks its format's own limit."""
+
+    media_type = "*/*"
+    limit = max(jobs.MAX_UPLOAD_BYTES.values())
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        data = stream.read(self.limit + 1) if stream is not None else b""
+        if len(data) > self.limit:
+            raise ParseError(f"Import file too large (at most {self.limit // 2**20} MB).")
+        return data
+
+
+class ImportJobListApi(FlashcardApi):
+    parser_classes = [UploadParser]
+
+    def perform_content_negotiation(self, request, force=False):
+        # ?format= names the file's format here, not DRF's renderer override; answers are JSON.
+        return JSONRenderer(), JSONRenderer.media_type
+
+    @extend_schema(responses={200: s.ImportJobSerializer(many=True), **ERRORS},
+                   summary="Your latest imports (newest first, at most 20)")
+    def get(self, request):
+        return Response([jobs.import_job_body(job) for job in jobs.import_jobs(user=request.user)])
+
+    @extend_schema(parameters=[s.ImportJobQuerySerializer], request={"application/octet-stream": OpenApiTypes.BINARY},
+                   responses={202: s.ImportJobSerializer, **ERRORS, **CONFLICT},
+                   summary="Import a collection file in the background (json up to 100 MB, apkg up to 20 MB): 202 "
+                           "with the job to poll; one import of yours at a time (409)")
+    def post(self, request):
+        query = s.ImportJobQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = request.data if isinstance(request.data, bytes) else b""
+        job = jobs.import_job_create(user=request.user, fmt=query.validated_data["format"], data=data)
+        body = jobs.import_job_body(job)
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+
+
+class ImportJobApi(FlashcardApi):
+    @extend_schema(responses={200: s.ImportJobSerializer, **ERRORS}, summary="One of your imports: progress, result")
+    def get(self, request, job_id):
+        return Response(jobs.import_job_body(jobs.import_job_get(user=request.user, job_id=job_id)))

@@ -218,6 +218,16 @@ class Ctx:
         return str(sweeps.sweep_job_create(user=self.user, request={**SWEEP, "grid": {"max_num_seqs": [8, 16]},
                                                                     "seed": 0}).id)
 
+    def import_job(self) -> str:
+        """An import job of the learner's (queued: no worker runs in the contract tests)."""
+        def make():
+            response = self.client.post("/api/v1/flashcards/imports/?format=apkg", self.anki_package(),
+                                        content_type="application/octet-stream")
+            assert response.status_code == 202, response.content[:500]
+            return response.json()["id"]
+
+        return self.once("import_job", make)
+
     def anki_package(self) -> bytes:
         """Our own .apkg export of a reviewed card: an Anki package the importer takes."""
         self.reviewed_card()
@@ -411,6 +421,11 @@ EXAMPLES: dict[str, Example] = {
     "flashcards_export_retrieve": Example(query={"format": "json"}, bad=Bad(query={"format": "xml"}, status=400)),
     "flashcards_import_create": Example(body=Ctx.export, bad=Bad(body={"format": "x"}, status=400)),
     "flashcards_import_apkg_create": Example(body=Ctx.anki_package, bad=Bad(body=b"not a zip file", status=400)),
+    "flashcards_imports_list": Example(setup=lambda c: c.import_job(), bad=Bad(who="anonymous")),
+    "flashcards_imports_create": Example(query={"format": "apkg"}, body=Ctx.anki_package,
+                                         bad=Bad(query={"format": "xml"}, status=400)),
+    "flashcards_imports_retrieve": Example(path=lambda c: {"job_id": c.import_job()},
+                                           bad=Bad(path={"job_id": uuid.UUID(int=1)}, status=404)),
     "flashcards_optimize_create": Example(
         setup=lambda c: c.monkeypatch.setattr("apps.flashcards.optimization.MIN_REVIEWS", 0), bad=Bad(who="anonymous")),
     "flashcards_optimize_retrieve": Example(path=lambda c: {"job_id": c.optimization()},

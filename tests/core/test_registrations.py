@@ -44,4 +44,5 @@ def test_exporters_and_job_tables_are_each_apps_own():
     assert modules == ["apps.courses.export"] * 2 + ["apps.glossary.export"] + ["apps.quiz.export"] * 3 + [
         "apps.simulators.export"]
     assert {kind: model._meta.label for kind, model in metrics.JOB_MODELS.items()} == {
-        "sweep": "simulators.SweepJob", "fsrs_optimization": "flashcards.OptimizationJob"}
+        "sweep": "simulators.SweepJob", "fsrs_optimization": "flashcards.OptimizationJob",
+        "flashcard_import": "flashcards.ImportJob"}

@@ -2,7 +2,8 @@
 finds its cards with their history in the card browser, browses them by their Anki deck (a deck with its subdecks,
 as Anki's deck: search) and sees each card's Anki deck on its row and in its details, on a phone too, and a second
 upload of the same file adds nothing; a package's images arrive as the learner's card images, shown on the card,
-and the files left out are listed with why."""
+and the files left out are listed with why. The upload is an import job the page polls (run here by the server
+process itself, `eager`; tests/flashcards/test_import_jobs_celery.py runs one on a real worker)."""
 
 import re
 
@@ -15,7 +16,7 @@ from tests.journeys.conftest import shot, sign_up
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_import_an_anki_package_and_browse_its_cards(site, desktop, open_page, tmp_path):
+def test_import_an_anki_package_and_browse_its_cards(site, desktop, open_page, tmp_path, eager):
     from apps.accounts.services import register_user
     from apps.flashcards.models import OwnNote, ReviewLog, UserCard
     from apps.flashcards.own_cards import own_card_create
@@ -109,7 +110,7 @@ def test_import_an_anki_package_and_browse_its_cards(site, desktop, open_page, t
     shot(phone, "flashcards-anki-deck-phone")
 
 
-def test_an_anki_package_brings_the_images_its_cards_show(site, desktop, tmp_path):
+def test_an_anki_package_brings_the_images_its_cards_show(site, desktop, tmp_path, eager):
     from apps.flashcards.models import UserCard
     from tests.flashcards.test_anki_media import build_media_package
 

@@ -2,8 +2,6 @@
 
 import os
 import signal
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -12,27 +10,11 @@ import pytest
 from api_helpers import load_real_catalog
 
 from apps.simulators.models import SweepJob, SweepPoint
+from tests.celery_workers import database_url, start_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = "/api/v1/simulators/sweeps/"
 pytestmark = [pytest.mark.celery_worker, pytest.mark.xdist_group("celery"), pytest.mark.django_db(transaction=True)]
-
-
-def database_url() -> str:
-    from django.db import connection
-
-    s = connection.settings_dict
-    if connection.vendor != "postgresql":
-        pytest.skip("real workers need a shared PostgreSQL test database")
-    auth = s["USER"] + (f":{s['PASSWORD']}" if s.get("PASSWORD") else "")
-    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
-
-
-def start_worker(env: dict, queue: str, i: int) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q", queue, "-n", f"w{i}-{queue}@%h",
-         "--without-heartbeat", "--without-mingle", "--without-gossip", "-l", "WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 @pytest.fixture(scope="module")

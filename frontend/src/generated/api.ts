@@ -722,6 +722,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/flashcards/imports/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your latest imports (newest first, at most 20) */
+        get: operations["flashcards_imports_list"];
+        put?: never;
+        /** Import a collection file in the background (json up to 100 MB, apkg up to 20 MB): 202 with the job to poll; one import of yours at a time (409) */
+        post: operations["flashcards_imports_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/imports/{job_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your imports: progress, result */
+        get: operations["flashcards_imports_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/flashcards/optimize/": {
         parameters: {
             query?: never;
@@ -3481,6 +3516,50 @@ export interface components {
             back?: string;
             reviews: components["schemas"]["ImportReviewRequest"][];
         };
+        /**
+         * @description * `json` - The kit's JSON collection file
+         *     * `apkg` - An Anki package
+         * @enum {string}
+         */
+        ImportFormatEnum: "json" | "apkg";
+        ImportJob: {
+            /** Format: uuid */
+            id: string;
+            format: components["schemas"]["ImportFormatEnum"];
+            status: components["schemas"]["ImportJobStatusEnum"];
+            /**
+             * Format: double
+             * @description 0 to 1
+             */
+            progress: number;
+            upload_bytes: number;
+            /** @description When done: what was imported (the format's answer) */
+            result: (components["schemas"]["ImportOutput"] | components["schemas"]["ApkgImportOutput"]) | null;
+            /** @description When failed: why; nothing was changed */
+            error: components["schemas"]["ImportJobError"] | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** @description Poll this for the job's progress */
+            url: string;
+        };
+        ImportJobError: {
+            detail: string;
+            fields: {
+                [key: string]: string[];
+            };
+        };
+        /**
+         * @description * `queued` - queued
+         *     * `running` - running
+         *     * `done` - done
+         *     * `failed` - failed
+         * @enum {string}
+         */
+        ImportJobStatusEnum: "queued" | "running" | "done" | "failed";
         ImportOutput: {
             cards: number;
             reviews: number;
@@ -11033,6 +11112,284 @@ export interface operations {
             };
         };
     };
+    flashcards_imports_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportJob"][];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_imports_create: {
+        parameters: {
+            query: {
+                /**
+                 * @description json: the kit's collection file (replaces your collection); apkg: an Anki package (adds its cards, brings the kit's own back in place)
+                 *
+                 *     * `json` - The kit's JSON collection file
+                 *     * `apkg` - An Anki package
+                 */
+                format: "json" | "apkg";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_imports_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     flashcards_optimize_create: {
         parameters: {
             query?: never;
@@ -18044,6 +18401,7 @@ export const pathsApiV1DiagnosisGetParametersQueryGameValues: ReadonlyArray<Flat
 export const pathsApiV1FlashcardsCardsGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/cards/"]["get"]["parameters"]["query"]["sort"]> = ["due", "added", "lapses", "reps", "difficulty", "stability", "last_review", "card", "-due", "-added", "-lapses", "-reps", "-difficulty", "-stability", "-last_review", "-card"];
 export const pathsApiV1FlashcardsCardsGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/cards/"]["get"]["parameters"]["query"]["state"]> = [0, 1, 2, 3];
 export const pathsApiV1FlashcardsExportGetParametersQueryFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/export/"]["get"]["parameters"]["query"]["format"]> = ["json", "csv", "apkg"];
+export const pathsApiV1FlashcardsImportsPostParametersQueryFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/imports/"]["post"]["parameters"]["query"]["format"]> = ["json", "apkg"];
 export const pathsApiV1QuestionsGetParametersQueryKindValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/questions/"]["get"]["parameters"]["query"]["kind"]> = ["categorize", "matching", "multiple_choice", "numeric", "open", "ordering", "single_choice"];
 export const pathsApiV1QuestionsGetParametersQueryLevelValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/questions/"]["get"]["parameters"]["query"]["level"]> = ["core", "mid", "senior", "staff"];
 export const actionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ActionEnum"]> = ["suspend", "unsuspend", "bury", "unbury", "reset", "reschedule"];
@@ -18109,6 +18467,8 @@ export const engineWorkloadInputRequestOutput_tokensOneOf4DistValues: ReadonlyAr
 }>["dist"]> = ["empirical"];
 export const evidenceKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EvidenceKindEnum"]> = ["events", "logs", "metrics", "config", "profile", "workload"];
 export const formatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FormatEnum"]> = ["llmkit-flashcards"];
+export const importFormatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportFormatEnum"]> = ["json", "apkg"];
+export const importJobStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportJobStatusEnum"]> = ["queued", "running", "done", "failed"];
 export const inlineModelAttentionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelAttentionEnum"]> = ["mha", "gqa", "mqa", "mla"];
 export const inlineModelMlpEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelMlpEnum"]> = ["gated", "plain"];
 export const investigationGameEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InvestigationGameEnum"]> = ["diagnosis", "k8s-incident"];

@@ -514,6 +514,7 @@ function StatsPage() {
 }
 
 type ApkgImportOutput = components["schemas"]["ApkgImportOutput"];
+type ImportJob = components["schemas"]["ImportJob"];
 type ApkgSkippedFile = components["schemas"]["ApkgSkippedFile"];
 
 /** A learner's own Anki package: its notes become their own cards, with scheduling and review history, and the
@@ -526,7 +527,15 @@ function AnkiImport() {
     if (!file) return;
     setMessage("Importing…"); setError(""); setLeftOut([]);
     try {
-      const result = await api<ApkgImportOutput>("/flashcards/import/apkg/", { method: "POST", raw: file });
+      // The server stores the file and imports it in the background: poll the job until it is done.
+      let job = await api<ImportJob>("/flashcards/imports/?format=apkg", { method: "POST", raw: file });
+      while (job.status === "queued" || job.status === "running") {
+        setMessage(`Importing “${file.name}”… ${Math.round(job.progress * 100)} %`);
+        await new Promise((resolve) => window.setTimeout(resolve, 1000));
+        job = await api<ImportJob>(`/flashcards/imports/${job.id}/`);
+      }
+      if (job.status === "failed" || !job.result) throw new Error(job.error?.detail ?? "The import failed; nothing was changed.");
+      const result = job.result as ApkgImportOutput;
       const decks = result.decks.map((deck) => `${deck.name || "no deck"} (${deck.cards})`).join(", ");
       const { images, skipped: filesLeftOut } = result.media;
       const media = `${images ? ` ${images} image${images === 1 ? "" : "s"} added to your card images.` : ""}${filesLeftOut ? ` ${filesLeftOut} media file${filesLeftOut === 1 ? "" : "s"} left out (the cards keep their text):` : ""}`;

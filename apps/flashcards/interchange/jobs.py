@@ -1,0 +1,122 @@
+"""Imports as background jobs: the web request stores the upload and answers 202 with the job; a worker imports it
+(apps.flashcards.tasks) and the learner polls the job for its progress and result.
+
+A 3 MB Anki package costs tens of seconds of CPU to import: in the request it held a web worker that long, and
+three at once held three. Here the request only writes the bytes. One import per learner is queued or running at a
+time (a database constraint: a second is a Conflict, 409). The import itself is the same function as before, all or
+nothing: a refused file leaves the collection as it was and the job says why, by field. A job whose worker died
+mid-way is marked failed once it has run past the task's time limit.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import uuid
+from datetime import datetime, timedelta
+
+from celery import current_app
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from rest_framework.exceptions import ParseError
+
+from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound
+from apps.core.parsers import StreamedJSON
+from apps.flashcards.interchange import anki_import, collection
+from apps.flashcards.models import ImportFormat, ImportJob, JobStatus
+from apps.flashcards.state import iso
+
+logger = logging.getLogger(__name__)
+
+IMPORT_TASK = "flashcards.import_collection"  # sent by name: the task module imports this one
+TIME_LIMIT_S = 600
+MAX_UPLOAD_BYTES = {ImportFormat.JSON: 100 * 1024 * 1024, ImportFormat.APKG: anki_import.MAX_BYTES}
+ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
+
+
+def import_job_create(*, user, fmt: str, data: bytes) -> ImportJob:
+    if fmt not in ImportFormat.values:
+        raise InvalidInput(f"format is one of {', '.join(ImportFormat.values)}.", field="format")
+    if not data:
+        raise InvalidInput("Send the file as the request body.", field="file")
+    limit = MAX_UPLOAD_BYTES[ImportFormat(fmt)]
+    if len(data) > limit:
+        raise InvalidInput(f"The file is larger than {limit // 2**20} MB.", field="file")
+    _fail_stale(user)
+    try:
+        with transaction.atomic():
+            job = ImportJob.objects.create(user=user, format=fmt, upload=data, upload_bytes=len(data))
+    except IntegrityError:
+        running = ImportJob.objects.filter(user=user, status__in=ACTIVE).values_list("id", flat=True).first()
+        raise Conflict(f"An import of yours is already {'running' if running else 'under way'} (job {running}); "
+                       "wait for it to finish.", field="file") from None
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE  # read when sending, so a deployment (or a test) can move it
+    transaction.on_commit(lambda: current_app.signature(IMPORT_TASK, args=(str(job.id),)).apply_async(queue=queue))
+    return job
+
+
+def import_job_run(*, job_id: uuid.UUID | str) -> ImportJob | None:
+    """Claims a queued job and imports its file; safe to run twice (a claimed job is left alone)."""
+    now = timezone.now()
+    if not ImportJob.objects.filter(id=job_id, status=JobStatus.QUEUED).update(
+            status=JobStatus.RUNNING, started_at=now, progress=0.1):
+        return None
+    job = ImportJob.objects.get(id=job_id)
+    try:
+        result = _import(job, now)
+    except DomainError as exc:
+        _finish(job, JobStatus.FAILED, error={"detail": exc.message, "fields": exc.fields})
+    except ParseError as exc:  # the JSON reader's refusals (malformed, too deep, too large)
+        _finish(job, JobStatus.FAILED, error={"detail": str(exc.detail), "fields": {"file": [str(exc.detail)]}})
+    except Exception:  # a bug, not the file: the learner is told, the log has the trace
+        logger.exception("import job %s failed", job.id)
+        _finish(job, JobStatus.FAILED, error={"detail": "The import failed on our side; nothing was changed.",
+                                              "fields": {}})
+    else:
+        _finish(job, JobStatus.DONE, result=result)
+    return job
+
+
+def _import(job: ImportJob, now: datetime) -> dict:
+    data = bytes(job.upload)
+    if job.format == ImportFormat.APKG:
+        return anki_import.import_apkg(user=job.user, data=data, now=now)
+    limit = MAX_UPLOAD_BYTES[ImportFormat.JSON]
+    document = StreamedJSON(io.BytesIO(data), limit, f"Import file too large (at most {limit // 2**20} MB).")
+    return collection.import_json(user=job.user, document=document)
+
+
+def _finish(job: ImportJob, status: str, *, result: dict | None = None, error: dict | None = None) -> None:
+    job.status, job.result, job.error = status, result, error
+    job.progress, job.upload, job.finished_at = 1.0, b"", timezone.now()
+    job.save(update_fields=["status", "result", "error", "progress", "upload", "finished_at"])
+
+
+def _fail_stale(user) -> None:
+    """A job still running past the task's time limit lost its worker: it failed, and frees the learner's slot."""
+    cutoff = timezone.now() - timedelta(seconds=TIME_LIMIT_S + 60)
+    ImportJob.objects.filter(user=user, status=JobStatus.RUNNING, started_at__lt=cutoff).update(
+        status=JobStatus.FAILED, progress=1.0, upload=b"", finished_at=timezone.now(),
+        error={"detail": "The worker importing this file stopped; nothing was changed. Send the file again.",
+               "fields": {}})
+
+
+def import_job_get(*, user, job_id) -> ImportJob:
+    _fail_stale(user)
+    job = ImportJob.objects.defer("upload").filter(user=user, id=job_id).first()
+    if job is None:
+        raise NotFound("No such import of yours.")
+    return job
+
+
+def import_jobs(*, user, limit: int = 20) -> list[ImportJob]:
+    _fail_stale(user)
+    return list(ImportJob.objects.defer("upload").filter(user=user)[:limit])
+
+
+def import_job_body(job: ImportJob) -> dict:
+    return {"id": str(job.id), "format": job.format, "status": job.status, "progress": job.progress,
+            "upload_bytes": job.upload_bytes, "result": job.result, "error": job.error,
+            "created_at": iso(job.created_at), "started_at": iso(job.started_at),
+            "finished_at": iso(job.finished_at), "url": f"/api/v1/flashcards/imports/{job.id}/"}

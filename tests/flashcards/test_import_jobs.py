@@ -1,0 +1,114 @@
+"""Imports as background jobs: the request stores the file and answers 202 with the job; the job (run here by
+calling the worker's function, as the task does) imports it all or nothing; one import per learner at a time."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from apps.flashcards.interchange import jobs
+from apps.flashcards.models import ImportJob, OwnNote, UserCard
+from tests.flashcards.conftest import exported_json
+from tests.flashcards.test_anki_import import build_package
+
+pytestmark = pytest.mark.django_db
+URL = "/api/v1/flashcards/imports/"
+
+
+@pytest.fixture(scope="module")
+def package() -> bytes:
+    return build_package(legacy=False)["bytes"]
+
+
+def send(client, body: bytes, fmt: str = "apkg"):
+    return client.post(f"{URL}?format={fmt}", body, content_type="application/octet-stream")
+
+
+def run(client, job_id: str) -> dict:
+    jobs.import_job_run(job_id=job_id)
+    return client.get(f"{URL}{job_id}/").json()
+
+
+def test_an_anki_package_is_stored_then_imported_by_the_job(content, learner_client, package):
+    response = send(learner_client, package)
+    assert response.status_code == 202, response.json()
+    job = response.json()
+    assert job["status"] == "queued" and job["progress"] == 0 and job["upload_bytes"] == len(package)
+    assert response["Location"] == job["url"] == f"{URL}{job['id']}/"
+    assert not OwnNote.objects.filter(user=learner_client.user)  # the request imported nothing itself
+    done = run(learner_client, job["id"])
+    assert done["status"] == "done" and done["progress"] == 1 and done["error"] is None
+    assert done["result"]["cards"] == 4 and done["result"]["skipped"] == 0
+    assert OwnNote.objects.filter(user=learner_client.user).count() == 4  # one own card per Anki card
+    assert ImportJob.objects.get(id=job["id"]).upload == b""  # the file is not kept once imported
+    assert learner_client.get(URL).json()[0]["id"] == job["id"]
+
+
+def test_our_json_export_comes_back_through_a_job(content, learner_client, card_of):
+    from apps.flashcards.services import deck_add
+
+    deck_add(user=learner_client.user, slug="all", now=timezone.now())
+    held = UserCard.objects.filter(user=learner_client.user).count()
+    import json
+
+    body = json.dumps(exported_json(learner_client)).encode()
+    done = run(learner_client, send(learner_client, body, "json").json()["id"])
+    assert done["status"] == "done" and done["result"]["cards"] == held
+
+
+def test_a_second_import_while_one_is_queued_is_a_conflict(content, learner_client, package, make_user):
+    first = send(learner_client, package).json()
+    second = send(learner_client, package)
+    assert second.status_code == 409 and "file" in second.json()["fields"], second.json()
+    assert first["id"] in second.json()["detail"]
+    stranger = make_user("someone-else")
+    from rest_framework.test import APIClient
+
+    other = APIClient()
+    other.force_authenticate(stranger)
+    assert send(other, package).status_code == 202  # one per learner, not one for the site
+    assert other.get(f"{URL}{first['id']}/").status_code == 404  # and each sees only their own
+    run(learner_client, first["id"])
+    assert send(learner_client, package).status_code == 202  # the slot is free again
+
+
+def test_a_refused_file_fails_the_job_naming_the_field_and_imports_nothing(content, learner_client):
+    done = run(learner_client, send(learner_client, b"not a zip file").json()["id"])
+    assert done["status"] == "failed" and done["result"] is None
+    assert "file" in done["error"]["fields"] and done["error"]["detail"]
+    assert not OwnNote.objects.filter(user=learner_client.user)
+    broken = run(learner_client, send(learner_client, b'{"format": "llmkit-flashcards", "cards": [', "json").json()["id"])
+    assert broken["status"] == "failed" and "file" in broken["error"]["fields"]
+
+
+@pytest.mark.parametrize("query, body, field", [
+    ("format=xml", b"x", "format"),
+    ("", b"x", "format"),
+    ("format=", b"x", "format"),
+    ("format=apkg", b"", "file"),
+])
+def test_bad_requests_are_400_naming_the_field(learner_client, query, body, field):
+    response = learner_client.post(f"{URL}?{query}", body, content_type="application/octet-stream")
+    assert response.status_code == 400 and field in response.json()["fields"], response.json()
+
+
+def test_too_large_for_its_format(learner_client, monkeypatch):
+    monkeypatch.setitem(jobs.MAX_UPLOAD_BYTES, "apkg", 10)
+    response = send(learner_client, b"x" * 11)
+    assert response.status_code == 400 and "file" in response.json()["fields"]
+    assert not ImportJob.objects.exists()
+
+
+def test_anonymous_callers_are_refused(api_client, package):
+    assert send(api_client, package).status_code == 401
+    assert api_client.get(URL).status_code == 401
+
+
+def test_a_job_whose_worker_died_is_failed_and_frees_the_slot(content, learner_client, package):
+    job = send(learner_client, package).json()
+    ImportJob.objects.filter(id=job["id"]).update(status="running",
+                                                  started_at=timezone.now() - timedelta(seconds=jobs.TIME_LIMIT_S + 61))
+    body = learner_client.get(f"{URL}{job['id']}/").json()
+    assert body["status"] == "failed" and "stopped" in body["error"]["detail"]
+    assert send(learner_client, package).status_code == 202
+    assert jobs.import_job_run(job_id=job["id"]) is None  # a late redelivery of the dead job changes nothing
