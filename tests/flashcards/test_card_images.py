@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from apps.flashcards import images
 from apps.flashcards.models import CardImage
+from tests.flashcards.conftest import exported_json
 
 IMAGES = "/api/v1/flashcards/images/"
 OWN = "/api/v1/flashcards/own/"
@@ -189,7 +190,7 @@ def test_content_rendering_is_unchanged():
 def test_the_export_carries_the_image_reference(learner):
     snippet = upload(learner, png(3, 2), alt="layout").json()["markdown"]
     card_id = _card(learner, f"Front {snippet}").json()["card_id"]
-    exported = learner.get("/api/v1/flashcards/export/").json()
+    exported = exported_json(learner)
     card = next(c for c in exported["cards"] if c["source_type"] == "own")
     assert snippet in card["front"]
     response = learner.post("/api/v1/flashcards/import/", exported, format="json")

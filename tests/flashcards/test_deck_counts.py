@@ -16,7 +16,7 @@ from apps.flashcards.deck_counts import carried_decks, recount, stored_counts
 from apps.flashcards.models import Card, CardState, Deck, DeckCardCount, UserCard, UserDeckCount
 from apps.flashcards.own_cards import own_card_create, own_card_delete, own_card_update
 from apps.flashcards.services import card_bury, card_review, card_suspend, card_undo, cards_bulk, deck_add
-from tests.flashcards.conftest import new_review_id, tree_nodes
+from tests.flashcards.conftest import exported_json, new_review_id, tree_nodes
 
 IN_LEARNING = (CardState.LEARNING, CardState.RELEARNING)
 
@@ -152,7 +152,7 @@ def test_own_cards_added_moved_and_deleted(learner, content):
 
 def test_json_import_after_clearing_the_collection(learner, learner_client):
     card_review(user=learner, card_id=_card_ids(learner)[0], rating=3, review_id=new_review_id(), now=timezone.now())
-    exported = learner_client.get("/api/v1/flashcards/export/").json()
+    exported = exported_json(learner_client)
     UserCard.objects.filter(user=learner).delete()
     assert stored_counts(user=learner) == {}
     check(learner)

@@ -5,6 +5,8 @@ import uuid
 import pytest
 from django.utils import timezone
 
+from tests.flashcards.conftest import exported_json
+
 pytestmark = pytest.mark.django_db
 
 
@@ -84,8 +86,8 @@ def test_a_review_id_of_another_user_does_not_replay_their_answer(owner, strange
 
 def test_due_queue_and_export_hold_only_your_cards(owner, stranger, owned_card):
     assert owner.get("/api/v1/flashcards/due/").json()
-    assert stranger.get("/api/v1/flashcards/export/").json()["cards"] == []
-    assert len(owner.get("/api/v1/flashcards/export/").json()["cards"]) == 1
+    assert exported_json(stranger)["cards"] == []
+    assert len(exported_json(owner)["cards"]) == 1
     cards_csv = stranger.get("/api/v1/flashcards/export/?format=csv")
     assert cards_csv.status_code == 200
     assert all(line.startswith("#") for line in cards_csv.content.decode().splitlines())  # header lines only
