@@ -1,11 +1,15 @@
-"""Flashcard import at the 20 MB limit: CPU time, peak Python allocations and peak RSS of one import.
+"""Flashcard import at the 20 MB limit, as a background job, and the streamed JSON export of what it imported: CPU
+time, peak Python allocations and peak RSS.
 
-Run: .venv/bin/python benchmarks/bench_import.py [--tracemalloc]   (target: peak RSS growth < 100 MB at the limit)
+Run: .venv/bin/python benchmarks/bench_import.py [--tracemalloc]   (target: peak RSS growth < 100 MB at the limit,
+for the import and for the export)
 Uses DATABASE_URL when set (the bench user and its cards are removed afterwards), otherwise a fresh SQLite file
-in a temporary folder. Migrates first. Writes a 20 MB export (20,000 cards, with reviews to fill the size), then
-imports it through the API (parser, validation, import) in a fresh child process, which reports: wall and CPU
-seconds, ru_maxrss before and after the request, and with --tracemalloc the peak of Python allocations (tracing
-slows the import several times over, so its CPU figure is not the real one).
+in a temporary folder. Migrates first. Writes a 20 MB export (20,000 cards, with reviews to fill the size). A fresh
+child process sends it to the import endpoint (the request only stores it: its own time is printed) and runs the
+job as a worker does (apps.flashcards.interchange.jobs.import_job_run); a second child reads the JSON export of
+the imported collection through the API, chunk by chunk as a client would. Each reports wall and CPU seconds,
+ru_maxrss before and after, and with --tracemalloc the peak of Python allocations (tracing slows the work several
+times over, so its CPU figure is not the real one).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 if not os.environ.get("DATABASE_URL"):
     os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='bench-import-')}/bench.sqlite3"
 os.environ.setdefault("THROTTLE_USER", "1000000/hour")
+os.environ["CELERY_BROKER_URL"] = "memory://"  # the job's message goes nowhere: this process runs the job itself
 
 import django
 
@@ -66,24 +71,56 @@ def build_file(path: Path) -> tuple[int, int]:
     return len(data), total
 
 
-def measure(path: str, trace: bool) -> None:
-    """Child process: one import through the API; prints a JSON line of figures."""
+def measure(step: str, arg: str, trace: bool) -> None:
+    """Child process: one step ("request": send the file at arg; "job": run job arg as a worker; "export": read the
+    export); prints a JSON line of figures. Each step in its own process, so each peak RSS is its own."""
+    from apps.flashcards.interchange.jobs import import_job_run
+
     user = get_user_model().objects.get(username=USERNAME)
     client = Client()
     client.force_login(user)
-    data = Path(path).read_bytes()
+    data = Path(arg).read_bytes() if step == "request" else b""
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if trace:
         tracemalloc.start()
     cpu, wall = time.process_time(), time.perf_counter()
-    response = client.post("/api/v1/flashcards/import/", data=data, content_type="application/json")
+    if step == "request":
+        response = client.post("/api/v1/flashcards/imports/?format=json", data=data,
+                               content_type="application/octet-stream")
+        status, answer = response.status_code, response.json()["id"]
+    elif step == "job":
+        job = import_job_run(job_id=arg)
+        status, answer = job.status, json.dumps(job.result or job.error)[:200]
+    else:
+        response = client.get("/api/v1/flashcards/export/?format=json")
+        size = sum(len(chunk) for chunk in response.streaming_content)
+        status, answer = response.status_code, f"{size / 2**20:.1f} MiB streamed"
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     peak = tracemalloc.get_traced_memory()[1] if trace else 0
     tracemalloc.stop()
     rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"status": response.status_code, "answer": response.content[:200].decode(), "cpu_s": cpu,
-                      "wall_s": wall, "tracemalloc_peak_mb": peak / 2**20, "rss_before_mb": rss_before / 1024,
+    print(json.dumps({"status": status, "answer": answer, "cpu_s": cpu, "wall_s": wall,
+                      "tracemalloc_peak_mb": peak / 2**20, "rss_before_mb": rss_before / 1024,
                       "rss_after_mb": rss_after / 1024}))
+
+
+def child(args: list[str], trace: bool) -> dict:
+    run = subprocess.run([sys.executable, __file__, *args, *(["--tracemalloc"] if trace else [])],
+                         capture_output=True, text=True, env=os.environ, check=False, timeout=1800)
+    if run.returncode:
+        print(run.stderr[-3000:])
+        raise SystemExit(run.returncode)
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def report(name: str, figures: dict, trace: bool, ok: str) -> None:
+    growth = figures["rss_after_mb"] - figures["rss_before_mb"]
+    print(f"{name}: {figures['status']} {figures['answer']}")
+    print(f"  cpu {figures['cpu_s']:.2f} s, wall {figures['wall_s']:.2f} s"
+          + ", "
+          + (f"python allocations peak {figures['tracemalloc_peak_mb']:.0f} MB, " if trace else "")
+          + f"RSS {figures['rss_before_mb']:.0f} -> {figures['rss_after_mb']:.0f} MB (growth {growth:.0f} MB)")
+    print(f"  target: RSS growth < 100 MB: {'PASS' if growth < 100 and str(figures['status']) == ok else 'FAIL'}")
 
 
 def main(trace: bool) -> None:
@@ -96,27 +133,22 @@ def main(trace: bool) -> None:
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "export.json"
             size, reviews = build_file(path)
-            print(f"file: {size / 2**20:.1f} MiB, {CARDS} cards, {reviews} reviews")
-            child = subprocess.run([sys.executable, __file__, "--measure", str(path), *(["--tracemalloc"] if trace else [])], capture_output=True,
-                                   text=True, env=os.environ, check=False)
-            if child.returncode:
-                print(child.stderr[-3000:])
-                raise SystemExit(child.returncode)
-            figures = json.loads(child.stdout.strip().splitlines()[-1])
+            print(f"file: {size / 2**20:.1f} MiB, {CARDS} cards, {reviews} reviews; "
+                  f"load: {os.getloadavg()[0]:.2f} (1-min average), {os.cpu_count()} CPUs")
+            stored = child(["--measure", "request", str(path)], trace)
+            imported = child(["--measure", "job", stored["answer"]], trace)
+            exported = child(["--measure", "export", ""], trace)
     finally:
         get_user_model().objects.filter(username=USERNAME).delete()
         Card.objects.filter(source_id__gte=SOURCE_BASE, source_id__lt=SOURCE_BASE + CARDS).delete()
-    growth = figures["rss_after_mb"] - figures["rss_before_mb"]
-    print(f"status {figures['status']} {figures['answer']}")
-    print(f"cpu {figures['cpu_s']:.2f} s, wall {figures['wall_s']:.2f} s, "
-          + (f"python allocations peak {figures['tracemalloc_peak_mb']:.0f} MB, " if trace else "")
-          + f"RSS {figures['rss_before_mb']:.0f} -> {figures['rss_after_mb']:.0f} MB (growth {growth:.0f} MB)")
-    print(f"target: RSS growth < 100 MB: {'PASS' if growth < 100 and figures['status'] == 200 else 'FAIL'}")
-
+    report("import request (stores the file, answers 202; the Django test client's copies of the body included)",
+           stored, trace, "202")
+    report("import job (as a worker runs it)", imported, trace, "done")
+    report("JSON export", exported, trace, "200")
 
 if __name__ == "__main__":
     tracing = "--tracemalloc" in sys.argv
-    if len(sys.argv) >= 3 and sys.argv[1] == "--measure":
-        measure(sys.argv[2], tracing)
+    if len(sys.argv) >= 4 and sys.argv[1] == "--measure":
+        measure(sys.argv[2], sys.argv[3], tracing)
     else:
         main(tracing)
