@@ -28,6 +28,9 @@ def test_every_read_revalidates(path, learner_client):
         assert first.status_code < 500
         assert not first.has_header("ETag")
         pytest.skip(f"{path} answers {first.status_code} {content_type} without parameters")
+    if first.streaming:  # a download written as it is read (the JSON export): no whole body to tag before sending
+        assert "attachment" in first["Content-Disposition"] and not first.has_header("ETag"), path
+        pytest.skip(f"{path} streams a download (and carries the time it was written)")
     etag = first["ETag"]
     assert etag.startswith('"') and etag.endswith('"')
     assert first["Cache-Control"] == "no-cache"
