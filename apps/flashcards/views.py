@@ -39,6 +39,13 @@ CONFLICT = {409: OpenApiResponse(description="Conflicts with the current state")
 CARD_ID = OpenApiParameter("card_id", int, OpenApiParameter.PATH)
 
 
+class FileFormatParam:
+    # For views whose ?format= names a file's format (json, csv, apkg), not DRF's renderer override: the answers
+    # are JSON or a file the view builds itself. (A comment, not a docstring: the schema would show a docstring.)
+    def perform_content_negotiation(self, request, force=False):
+        return JSONRenderer(), JSONRenderer.media_type
+
+
 class FlashcardApi(APIView):
     permission_classes = [IsAuthenticated]
 
@@ -149,16 +156,27 @@ class OwnCardApi(FlashcardApi):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class ImageParser(BaseParser):
-    """An image as the raw request body, read up to its limit (one byte more tells it is too large)."""
+class RawBodyParser(BaseParser):
+    """A file as the raw request body, read up to ``limit`` bytes (one byte more tells it is too large)."""
 
     media_type = "*/*"
+    limit = 0
+
+    def too_large(self) -> Exception:
+        return ParseError(f"File too large (at most {self.limit // 2**20} MB).")
 
     def parse(self, stream, media_type=None, parser_context=None):
-        data = stream.read(images.MAX_BYTES + 1) if stream is not None else b""
-        if len(data) > images.MAX_BYTES:
-            raise InvalidInput(f"The image is larger than {images.MAX_BYTES // 2**20} MB.", field="file")
+        data = stream.read(self.limit + 1) if stream is not None else b""
+        if len(data) > self.limit:
+            raise self.too_large()
         return data
+
+
+class ImageParser(RawBodyParser):
+    limit = images.MAX_BYTES
+
+    def too_large(self) -> Exception:
+        return InvalidInput(f"The image is larger than {images.MAX_BYTES // 2**20} MB.", field="file")
 
 
 IMAGE_ID = OpenApiParameter("image_id", int, OpenApiParameter.PATH)
@@ -409,7 +427,7 @@ class OptimizeDiscardApi(OptimizeDecideApi):
     apply = False
 
 
-class ExportApi(FlashcardApi):
+class ExportApi(FileFormatParam, FlashcardApi):
     @extend_schema(parameters=[s.ExportQuerySerializer],
                    # The binary types first: a generated client then hands every format back as a file.
                    responses={(200, "application/octet-stream"): OpenApiResponse(
@@ -433,9 +451,6 @@ class ExportApi(FlashcardApi):
         return _download(anki_export.export_apkg(user=user, now=timezone.now()), "application/octet-stream",
                          "flashcards.apkg")
 
-    def perform_content_negotiation(self, request, force=False):
-        # ?format= is ours (json/csv/apkg), not DRF's renderer override; answers are JSON or a file.
-        return JSONRenderer(), JSONRenderer.media_type
 
 
 def _download(content: bytes, content_type: str, filename: str) -> HttpResponse:
@@ -455,16 +470,12 @@ class ImportParser(StreamingJSONParser):
         return self.MAX_BYTES
 
 
-class ApkgParser(BaseParser):
-    """An Anki package as the raw request body, read up to its limit (one byte more tells it is too large)."""
-
+class ApkgParser(RawBodyParser):
     media_type = "application/octet-stream"
+    limit = anki_import.MAX_BYTES
 
-    def parse(self, stream, media_type=None, parser_context=None):
-        data = stream.read(anki_import.MAX_BYTES + 1) if stream is not None else b""
-        if len(data) > anki_import.MAX_BYTES:
-            raise ParseError(f"Anki package too large (at most {anki_import.MAX_BYTES // 2**20} MB).")
-        return data
+    def too_large(self) -> Exception:
+        return ParseError(f"Anki package too large (at most {self.limit // 2**20} MB).")
 
 
 class ApkgImportApi(FlashcardApi):
@@ -492,26 +503,17 @@ class ImportApi(FlashcardApi):
         return Response(collection.import_json(user=request.user, document=request.data))
 
 
-class UploadParser(BaseParser):
-    """Any file as the raw request body, read up to the largest import a job takes (one byte more tells it is too
-    large); the job checks its format's own limit."""
+class UploadParser(RawBodyParser):
+    """Up to the largest import a job takes; the job checks its format's own limit."""
 
-    media_type = "*/*"
     limit = max(jobs.MAX_UPLOAD_BYTES.values())
 
-    def parse(self, stream, media_type=None, parser_context=None):
-        data = stream.read(self.limit + 1) if stream is not None else b""
-        if len(data) > self.limit:
-            raise ParseError(f"Import file too large (at most {self.limit // 2**20} MB).")
-        return data
+    def too_large(self) -> Exception:
+        return ParseError(f"Import file too large (at most {self.limit // 2**20} MB).")
 
 
-class ImportJobListApi(FlashcardApi):
+class ImportJobListApi(FileFormatParam, FlashcardApi):
     parser_classes = [UploadParser]
-
-    def perform_content_negotiation(self, request, force=False):
-        # ?format= names the file's format here, not DRF's renderer override; answers are JSON.
-        return JSONRenderer(), JSONRenderer.media_type
 
     @extend_schema(responses={200: s.ImportJobSerializer(many=True), **ERRORS},
                    summary="Your latest imports (newest first, at most 20)")
