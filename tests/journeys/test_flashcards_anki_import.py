@@ -139,3 +139,15 @@ def test_an_anki_package_brings_the_images_its_cards_show(site, desktop, tmp_pat
     page.wait_for_function("img => img.complete && img.naturalWidth === 3", arg=picture.element_handle())
     expect(page.get_by_test_id("detail-anki-deck")).to_have_text("Anki deck: Pictures")
     shot(page, "flashcards-anki-import-images")
+
+
+def test_on_a_phone_the_page_says_how_to_study_in_both_the_kit_and_anki(site, phone):
+    page, _ = phone
+    sign_up(page, site.url, "ankiphone")
+    page.goto(f"{site.url}/flashcards/settings")
+    help_box = page.get_by_test_id("anki-round-trip-help")
+    help_box.locator("summary").tap()
+    expect(help_box).to_contain_text("delete the “LLM-serving interview kit” deck")
+    expect(help_box).to_contain_text("nothing is added twice")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390 + 1
+    shot(page, "flashcards-anki-round-trip-help-phone")
