@@ -4,6 +4,7 @@ review is stored once. When the server stays busy the card and the answer stay o
 again sends the same review (its id), not a second one."""
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -14,6 +15,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 UNAVAILABLE = json.dumps({"error": "service_unavailable", "detail": "The database is unavailable; try again shortly.",
                           "fields": {}})
+
+QUESTION = re.compile(r"/api/v1/questions/\d+/$")
 
 
 def busy_for(page, watch, answers: int) -> list[dict]:
@@ -40,8 +43,18 @@ def test_a_review_during_a_brief_outage_is_resent_and_stored_once(site, phone):
     page.goto(f"{site.url}/flashcards")
     page.get_by_role("button", name="Add All cards").tap()
     expect(page.get_by_role("status")).to_contain_text("Added")
+    # The first card is a numeric question: its answer box comes with the question, and the button to tap shows only
+    # then, so nothing moves under a finger on its way to it. The question is held back to see the card without it.
+    held = []
+    page.route(QUESTION, lambda route: held.append(route))
     page.goto(f"{site.url}/flashcards/review")
     first = page.get_by_test_id("flashcard").get_attribute("data-card-id")
+    expect(page.get_by_test_id("question-loading")).to_be_visible()
+    expect(page.get_by_role("button", name="Show answer")).to_have_count(0)
+    for route in held:
+        route.continue_()
+    page.unroute(QUESTION)
+    expect(page.get_by_test_id("card-front").get_by_role("textbox")).to_be_visible()
 
     sent = busy_for(page, watch, answers=2)
     page.get_by_role("button", name="Show answer").tap()

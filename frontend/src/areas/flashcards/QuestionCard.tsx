@@ -11,6 +11,9 @@ export interface QuestionCardState {
   question: Question | null;
   key: CheckResult | null;
   error: string;
+  /** A question card whose question has not arrived: its front is not final, so nothing to tap is shown yet (the
+   * choices or the answer box would otherwise push the buttons from under a finger already on its way). */
+  loading: boolean;
 }
 
 /** Any valid answer: the check response carries the key (correct options, order, placement, pairs) whatever it is. */
@@ -32,7 +35,7 @@ function probe(question: Question): Answer | null {
  * only when it is revealed without a checked answer, since the check's verdict carries the same explanation and a
  * numeric card is mostly answered by checking. */
 export function useQuestionCard(card: CardRef | undefined, { revealed, checked }: { revealed: boolean; checked: boolean }): QuestionCardState {
-  const [state, setState] = useState<QuestionCardState & { id: number | null }>({ id: null, question: null, key: null, error: "" });
+  const [state, setState] = useState<Omit<QuestionCardState, "loading"> & { id: number | null }>({ id: null, question: null, key: null, error: "" });
   const sourceId = card?.source_type === "question" ? card.source_id : null;
 
   useEffect(() => {
@@ -57,8 +60,9 @@ export function useQuestionCard(card: CardRef | undefined, { revealed, checked }
     return () => { live = false; };
   }, [wantKey, question, state.key]);
 
-  if (sourceId === null || state.id !== sourceId) return { question: null, key: null, error: "" };
-  return { question: state.question, key: state.key, error: state.error };
+  if (sourceId === null) return { question: null, key: null, error: "", loading: false };
+  if (state.id !== sourceId) return { question: null, key: null, error: "", loading: true };
+  return { question: state.question, key: state.key, error: state.error, loading: false };
 }
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -211,6 +215,7 @@ export function QuestionFront({ cardId, state, revealed, onChecked }: {
   cardId: number; state: QuestionCardState; revealed: boolean; onChecked: (checked: CheckedAnswer) => void;
 }) {
   const { question } = state;
+  if (state.loading) return <p className="muted" data-testid="question-loading">Loading the question…</p>;
   if (!question) return null;
   return (
     <>

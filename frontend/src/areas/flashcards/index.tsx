@@ -342,7 +342,7 @@ function Review() {
                 ))}
               </div>
             </>
-          ) : (
+          ) : question.loading ? null : (
             <button type="button" className="primary" onClick={() => setRevealed(true)}>Show answer <kbd>Space</kbd></button>
           )}
           {card.note && noteDraft === null && <p className="card-note" data-testid="card-note"><strong>Your note:</strong> {card.note}</p>}
@@ -475,7 +475,7 @@ function Cram() {
                 ))}
               </div>
             </>
-          ) : (
+          ) : question.loading ? null : (
             <button type="button" className="primary" onClick={() => setRevealed(true)}>Show answer <kbd>Space</kbd></button>
           )}
           <div className="card-actions">
