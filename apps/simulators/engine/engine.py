@@ -86,6 +86,7 @@ class Engine:
         initial_generated: np.ndarray | None = None,
         max_steps: int = 5_000_000,
         limit: WorkLimit | None = None,
+        trace_steps: bool = False,
     ) -> None:
         n = len(workload)
         self.w = workload
@@ -136,6 +137,7 @@ class Engine:
         self._sum_win = 0                    # Σ min(context, window) over D (sliding-window models)
         self._below = 0                      # members whose context is below the window
         self._cap_at: dict[int, list[tuple[int, int]]] = {}
+        self._threshold = 0                  # this step's long_prefill_token_threshold (0 while a request is alone)
         self.now = 0.0
         self.steps = 0
         self.busy_s = 0.0
@@ -147,6 +149,11 @@ class Engine:
         self.finished = 0
         # Per step: (end time, waiting, running, KV blocks in use, duration, tokens computed before the step).
         self.series: list[tuple[float, int, int, int, float, int]] = []
+        # With trace_steps: per step, the tokens scheduled per request and the requests preempted (the golden-trace
+        # comparison with vLLM's scheduler); off on every user path, where it would cost a dict a step.
+        self.step_tokens: list[dict[int, int]] | None = [] if trace_steps else None
+        self.step_preempted: list[list[int]] = []
+        self._preempted_now: list[int] = []
         self._static_ctx = 0
         self._static_left = 0
         self._static_gen = 0
@@ -288,6 +295,8 @@ class Engine:
         self._held[r] = -(-c // bs)
         self._bucket[(t0 - c0) % bs] -= 1
         self._sum_ctx -= c
+        if self.cfg.prefix_caching:
+            self._register(r, c)
         if self._local:
             if c < self._window:
                 self._below -= 1
@@ -307,9 +316,11 @@ class Engine:
             # Only decoders, nothing to admit: the commonest step, kept short.
             tick = self._tick
             blocks = self._bucket[tick % bs]
-            if blocks <= pool.free + len(pool.evictable):
+            if blocks <= pool.available():
                 if blocks:
                     pool.take(blocks)
+                if self.step_tokens is not None:
+                    self._trace(dict.fromkeys(d0, 1))
                 cost, sum_ctx = self.roofline_cost, self._sum_ctx
                 g_layers = cost.global_layers
                 ep = self._ep
@@ -342,9 +353,14 @@ class Engine:
         blocks = self._bucket[self._tick % bs] if nd else 0
         ks: list[int] = []
         nbs: list[int] = []
+        # vLLM caps prefill chunks only while another request could be starved: more than one running or waiting.
+        thr = cfg.long_prefill_token_threshold if len(self.order) + len(self.waiting) > 1 else 0
+        self._threshold = thr
         for r in p:
             c = comp[r]
             k = prompt[r] + gen[r] - c
+            if 0 < thr < k:
+                k = thr
             nb = -(-(c + k) // bs) - held[r]
             if nb < 0:
                 nb = 0
@@ -353,7 +369,7 @@ class Engine:
             ks.append(k)
             nbs.append(nb)
         preempted = False
-        if need <= budget and blocks <= pool.free + len(pool.evictable):
+        if need <= budget and blocks <= pool.available():
             # Everything running is scheduled in full: D advances as a block.
             if blocks:
                 pool.take(blocks)
@@ -364,6 +380,12 @@ class Engine:
         else:
             nd = 0
             ids, ks, budget, preempted = self._schedule_slow(budget)
+        if cfg.prefix_caching:
+            # As vLLM does, a block is cached when it is allocated for the tokens that fill it, not once they are
+            # computed: a request admitted later in this very step already reuses it. Output blocks are cached too
+            # (a request resuming after preemption reuses them); a decoder in D registers its own when it leaves D.
+            for r, k in zip(ids, ks, strict=True):
+                self._register(r, comp[r] + k)
         if not preempted and self.waiting and budget > 0 and len(self.order) < cfg.max_num_seqs:
             self._admit(budget, ids, ks)
         if not ids and not nd:
@@ -373,6 +395,10 @@ class Engine:
             lim.entries += len(ids) + (len(self.order) if preempted else 0)
             if lim.entries > lim.max_entries:
                 raise lim.exceeded("requests scheduled one at a time", lim.max_entries)
+        if self.step_tokens is not None:
+            row = dict.fromkeys(d0, 1) if nd else {}
+            row.update(zip(ids, ks, strict=True))
+            self._trace(row)
         self._clock(self._price(nd, ids, ks))
         self.tokens_computed += nd + sum(ks)
         fins = []
@@ -390,12 +416,8 @@ class Engine:
                     self._leave(r)
                     fins.append(r)
         now, target, first = self.now, self._target, self._first
-        caching = cfg.prefix_caching
         for r, k in zip(ids, ks, strict=True):
-            c = comp[r]
-            c2 = comp[r] = c + k
-            if caching and c < prompt[r]:
-                self._register(r, c2)
+            c2 = comp[r] = comp[r] + k
             if c2 == prompt[r] + gen[r]:
                 g = gen[r] = gen[r] + 1
                 if g == 1:
@@ -414,6 +436,12 @@ class Engine:
             keep.update(r for r in ids if r in order and r not in d0)
             self._p = sorted(keep, key=order.__getitem__)
         return True
+
+    def _trace(self, row: dict[int, int]) -> None:
+        assert self.step_tokens is not None
+        self.step_tokens.append(row)
+        self.step_preempted.append(sorted(self._preempted_now))
+        self._preempted_now = []
 
     def _release(self, fins: list[int]) -> None:
         """Finish these requests now, freeing their blocks in admission order (the LRU order of freed blocks)."""
@@ -479,6 +507,7 @@ class Engine:
         """Walk the running requests in admission order while budget is left (the budget binds or blocks run out)."""
         bs, pool = self.cfg.block_size, self.pool
         prompt, gen, comp, held, d0, tick = self._prompt, self._gen, self._comp, self._held, self._d0, self._tick
+        thr = self._threshold
         b = budget
         sel: list[tuple[int, int, int]] = []
         total = 0
@@ -490,12 +519,15 @@ class Engine:
                 k, nb = 1, int((comp[r] + tick - t0) % bs == 0)
             else:
                 c = comp[r]
-                k = min(prompt[r] + gen[r] - c, b)
+                k = prompt[r] + gen[r] - c
+                if 0 < thr < k:
+                    k = thr
+                k = min(k, b)
                 nb = max(-(-(c + k) // bs) - held[r], 0)
             sel.append((r, k, nb))
             total += nb
             b -= k
-        if total > pool.free + len(pool.evictable):
+        if total > pool.available():
             return (*self._schedule_with_preemption(budget), True)
         if total:
             pool.take(total)
@@ -520,7 +552,10 @@ class Engine:
             r = run[i]
             if r in d0:
                 self._leave(r)
-            k = min(prompt[r] + gen[r] - comp[r], budget)
+            k = prompt[r] + gen[r] - comp[r]
+            if 0 < self._threshold < k:
+                k = self._threshold
+            k = min(k, budget)
             nb = max(-(-(comp[r] + k) // bs) - held[r], 0)
             ok = True
             while nb > pool.available():
@@ -549,16 +584,20 @@ class Engine:
         self.tokens_lost += self._comp[r]
         self._comp[r] = 0
         self._pre[r] += 1
+        if self.step_tokens is not None:
+            self._preempted_now.append(r)
         self.waiting.appendleft(r)
         del self.order[r]
 
-    def _prompt_hashes(self, r: int) -> list[int]:
+    def _hashes(self, r: int, blocks: int) -> list[int]:
+        """The identities of r's first `blocks` full blocks (prompt, then generated tokens), extended as needed."""
         h = self.hashes.get(r)
         if h is None:
+            h = self.hashes[r] = []
+        if len(h) < blocks:
             bs = self.cfg.block_size
             pid, ptok, key = int(self.w.prefix_id[r]), int(self.w.prefix_tokens[r]), int(self.keys[r])
-            h = [block_hash(pid, ptok, key, b, bs) for b in range(self._prompt[r] // bs)]
-            self.hashes[r] = h
+            h.extend(block_hash(pid, ptok, key, b, bs) for b in range(len(h), blocks))
         return h
 
     def _admit(self, budget: int, ids: list[int], ks: list[int]) -> None:
@@ -567,6 +606,7 @@ class Engine:
         prompt, gen, comp, held = self._prompt, self._gen, self._comp, self._held
         waiting, order = self.waiting, self.order
         nrun = len(order)
+        full_isl, threshold = cfg.scheduler_reserve_full_isl, self._threshold
         while waiting and budget > 0 and nrun < cfg.max_num_seqs:
             r = waiting[0]
             tokens = prompt[r] + gen[r]
@@ -574,10 +614,14 @@ class Engine:
             hit = idle = 0
             hashes: list[int] = []
             if cfg.prefix_caching and base == 0:
-                hashes = self._prompt_hashes(r)[: (tokens - 1) // bs]
+                hashes = self._hashes(r, (tokens - 1) // bs)[: (tokens - 1) // bs]
                 hit, idle = pool.cached_prefix(hashes)
                 base = hit * bs
+            if full_isl and -(-tokens // bs) - hit > pool.available() - idle:
+                break  # vLLM's scheduler_reserve_full_isl: the whole sequence must fit, not only its first chunk
             k = tokens - base
+            if 0 < threshold < k:
+                k = threshold
             if not cfg.chunked_prefill and k > budget:
                 break
             k = min(k, budget)
@@ -595,6 +639,8 @@ class Engine:
             pool.take(nb)
             held[r] = hit + nb
             comp[r] = base
+            if cfg.prefix_caching:
+                self._register(r, base + k)
             ids.append(r)
             ks.append(k)
             budget -= k
@@ -603,12 +649,11 @@ class Engine:
             self._seq += 1
 
     def _register(self, r: int, computed: int) -> None:
-        bs = self.cfg.block_size
-        full = min(computed, self._prompt[r]) // bs
+        full = computed // self.cfg.block_size
         start = self._reg[r]
         if full <= start:
             return
-        hashes, cached = self._prompt_hashes(r), self.cached.setdefault(r, [])
+        hashes, cached = self._hashes(r, full), self.cached.setdefault(r, [])
         for b in range(start, full):
             if self.pool.register(hashes[b]):
                 cached.append(hashes[b])

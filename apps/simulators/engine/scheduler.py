@@ -6,13 +6,14 @@ Modelled on vLLM V1 (`vllm/v1/core/sched/scheduler.py`, `kv_cache_manager.py`,
   owns ceil(c / block_size) blocks. The block count comes from the memory left after
   weights, activations and runtime overhead (`modeling.memory.fit`) at
   `gpu_memory_utilization`.
-* Prefix caching: a *full* prompt block is registered under a hash of its whole prefix
+* Prefix caching: a *full* block (of prompt or generated tokens) is registered, when it is
+  allocated, under a hash of its whole prefix
   (here: the prefix group and block index for shared blocks, the request and index for
   private ones, which is what a hash chain over token ids amounts to). A new request
-  reuses the longest run of leading cached blocks. Blocks nobody references stay cached
-  and are evicted least-recently-freed first, only when a fresh block is needed
-  (never-used blocks are handed out before cached ones: a small simplification of
-  vLLM's single free queue).
+  reuses the longest run of leading cached blocks. Freed blocks go back to vLLM's free
+  queue as v0.33.0 puts them there (`BlockPool.free_blocks`): uncached ones at the head
+  (reused first, before never-used blocks), cached ones at the tail (evicted least
+  recently freed first), which is what the counts below amount to.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ class SchedulerConfig:
     block_size: int = BLOCK_SIZE
     num_blocks: int = 10_000
     static_batching: bool = False
+    # vLLM's names and v0.33.0 defaults (vllm/config/scheduler.py): a prefill chunk is capped at this many tokens
+    # while more than one request is running or waiting (0: no cap) ...
+    long_prefill_token_threshold: int = 0
+    # ... and a waiting request is admitted only when blocks for its whole prompt fit, not just its first chunk.
+    scheduler_reserve_full_isl: bool = True
 
 
 def block_hash(prefix_id: int, prefix_tokens: int, request_key: int, index: int, block_size: int) -> int:
@@ -42,7 +48,11 @@ def block_hash(prefix_id: int, prefix_tokens: int, request_key: int, index: int,
 
 
 class BlockPool:
-    """Counts of free blocks plus, with prefix caching, ref-counted cached blocks in LRU order."""
+    """Counts of free blocks plus, with prefix caching, ref-counted cached blocks in LRU order.
+
+    vLLM's one free queue, as counts: its head holds uncached blocks (freed ones are prepended, then the never-used
+    ones), its tail the cached blocks nobody references, in the order they were freed. So uncached blocks are handed
+    out first and a cached block only when none is left, the least recently freed first."""
 
     def __init__(self, num_blocks: int, caching: bool) -> None:
         self.num_blocks = num_blocks
@@ -85,7 +95,7 @@ class BlockPool:
             self.refs[h] += 1
 
     def register(self, h: int) -> bool:
-        """A private block just became a full prompt block: cache it unless its twin is cached."""
+        """A private block just became full: cache it unless its twin is cached."""
         if h in self.refs:
             return False
         self.refs[h] = 1
