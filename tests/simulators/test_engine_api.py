@@ -77,6 +77,9 @@ def test_engine_accepts_inline_gpu_spec(api_client):
     ({"model": "llama-3.1-405b"}, "gpu"),  # 810 GB of weights on one 80 GB GPU
     ({"workload": {"prompt_tokens": 131_000, "output_tokens": 1000}}, "workload.prompt_tokens"),  # > context
     ({"chunked_prefill": False, "max_num_batched_tokens": 64}, "max_num_batched_tokens"),
+    ({"long_prefill_token_threshold": -1}, "long_prefill_token_threshold"),
+    ({"long_prefill_token_threshold": 1.5}, "long_prefill_token_threshold"),
+    ({"scheduler_reserve_full_isl": "sometimes"}, "scheduler_reserve_full_isl"),
 ])
 def test_engine_bad_input_names_the_field(api_client, change, field):
     r = api_client.post(ENGINE, body(**change), format="json")
@@ -230,3 +233,16 @@ def test_trace_steps_returns_the_first_steps_as_the_engine_ran_them(api_client):
 def test_trace_steps_out_of_range_names_the_field(api_client, value):
     r = api_client.post(ENGINE, body(trace_steps=value), format="json")
     assert r.status_code == 400 and "trace_steps" in r.json()["fields"]
+
+
+def test_long_prefill_token_threshold_caps_each_prefill_chunk_while_another_request_waits(api_client):
+    two_long = {"trace": [[0.0, 2000, 3], [0.0, 2000, 3]]}
+    capped = api_client.post(ENGINE, body(workload=two_long, trace_steps=2, long_prefill_token_threshold=256),
+                             format="json").json()["step_log"]
+    free = api_client.post(ENGINE, body(workload=two_long, trace_steps=2), format="json").json()["step_log"]
+    # Both prompts are admitted in step 1 (budget 8192): 256 tokens each when capped, all 2000 each when not.
+    assert [row["tokens"] for row in capped] == [512, 512]
+    assert free[0]["tokens"] == 4000 and free[1]["tokens"] == 2
+    alone = api_client.post(ENGINE, body(workload={"trace": [[0.0, 2000, 3]]}, trace_steps=1,
+                                         long_prefill_token_threshold=256), format="json").json()["step_log"]
+    assert alone[0]["tokens"] == 2000  # a request alone is not capped: there is nobody to starve

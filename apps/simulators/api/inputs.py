@@ -544,6 +544,12 @@ class EngineInput(GPUChoice, ParallelInput):
     block_size = serializers.ChoiceField(choices=BLOCK_SIZES, default=BLOCK_SIZE)
     gpu_memory_utilization = serializers.FloatField(min_value=0.05, max_value=1.0, default=GPU_MEMORY_UTILIZATION)
     static_batching = serializers.BooleanField(default=False)
+    long_prefill_token_threshold = serializers.IntegerField(
+        min_value=0, max_value=131_072, default=0,
+        help_text="vLLM's cap on one prefill chunk while more than one request is running or waiting; 0: no cap")
+    scheduler_reserve_full_isl = serializers.BooleanField(
+        default=True, help_text="vLLM's admission gate: admit a waiting request only when blocks for its whole "
+                                "prompt fit (v0.33.0 default), not just its first chunk")
     weight_dtype = serializers.ChoiceField(choices=tuple(DTYPE_BYTES), default="bf16")
     kv_dtype = serializers.ChoiceField(choices=KV_DTYPES, default="bf16")
     slo = EngineSLOInput(default=lambda: {"ttft_s": 1.0, "tpot_s": 0.1})
@@ -587,6 +593,7 @@ GRID_VALIDATORS = {
     "max_num_seqs": serializers.IntegerField(min_value=1, max_value=4096),
     "max_num_batched_tokens": serializers.IntegerField(min_value=16, max_value=131_072),
     "chunked_prefill": serializers.BooleanField(),
+    "long_prefill_token_threshold": serializers.IntegerField(min_value=0, max_value=131_072),
     "router": serializers.ChoiceField(choices=ROUTERS),
     "weight_dtype": serializers.ChoiceField(choices=tuple(DTYPE_BYTES)),
 }
@@ -594,7 +601,7 @@ GRID_VALIDATORS = {
 
 MAX_KNOB_VALUES = 100
 WHOLE_NUMBER_KNOBS = ("tensor_parallel", "pipeline_parallel", "data_parallel", "expert_parallel", "replicas",
-                      "max_num_seqs", "max_num_batched_tokens")
+                      "max_num_seqs", "max_num_batched_tokens", "long_prefill_token_threshold")
 
 
 def knob_fields(wrap) -> dict[str, serializers.Field]:

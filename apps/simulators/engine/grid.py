@@ -28,7 +28,8 @@ import math
 import numpy as np
 
 GRID_KEYS = ("gpu", "tensor_parallel", "pipeline_parallel", "data_parallel", "expert_parallel", "replicas",
-             "max_num_seqs", "max_num_batched_tokens", "chunked_prefill", "router", "weight_dtype")
+             "max_num_seqs", "max_num_batched_tokens", "chunked_prefill", "long_prefill_token_threshold", "router",
+             "weight_dtype")
 MAX_POINTS = 10_000
 SIMULATED_FRACTION = 0.02   # two-stage: the engine runs on about this share of the grid
 SIMULATED_FRACTION_MAX = 0.1  # ... and on at most this share (points within SCREEN_EPSILON of the frontier)

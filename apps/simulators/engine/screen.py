@@ -58,7 +58,8 @@ LN_100 = math.log(100.0)
 BATCHES = np.unique(np.round(np.geomspace(1, 4096, 64))).astype(float)  # the batch axis of t_d(b)
 SETUP_KNOBS = ("tensor_parallel", "max_num_seqs", "max_num_batched_tokens", "chunked_prefill", "prefix_caching",
                "block_size", "gpu_memory_utilization", "static_batching", "weight_dtype", "kv_dtype",
-               "pipeline_parallel", "data_parallel", "expert_parallel")
+               "pipeline_parallel", "data_parallel", "expert_parallel", "long_prefill_token_threshold",
+               "scheduler_reserve_full_isl")
 LAYOUT = (("pipeline_parallel", "pp"), ("data_parallel", "dp"), ("expert_parallel", "ep"))
 
 

@@ -47,6 +47,8 @@ class ServingSetup:
     pipeline_parallel: int = 1
     data_parallel: int = 1
     expert_parallel: int = 1
+    long_prefill_token_threshold: int = 0
+    scheduler_reserve_full_isl: bool = True
 
     @property
     def parallel(self) -> Parallelism:
@@ -119,7 +121,9 @@ def simulate(
     check_fits(setup, workload, blocks)
     dp = setup.data_parallel
     cfg = SchedulerConfig(setup.max_num_seqs * dp, setup.max_num_batched_tokens * dp, setup.chunked_prefill,
-                          setup.prefix_caching, setup.block_size, blocks * dp, setup.static_batching)
+                          setup.prefix_caching, setup.block_size, blocks * dp, setup.static_batching,
+                          long_prefill_token_threshold=setup.long_prefill_token_threshold,
+                          scheduler_reserve_full_isl=setup.scheduler_reserve_full_isl)
     cost = roofline_step_cost(setup.model, setup.gpu, tp=setup.tensor_parallel, weight_dtype=setup.weight_dtype,
                               kv_dtype=setup.kv_dtype, par=setup.parallel)
     w = workload

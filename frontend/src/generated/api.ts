@@ -2440,6 +2440,16 @@ export interface components {
             gpu_memory_utilization: number;
             /** @default false */
             static_batching: boolean;
+            /**
+             * @description vLLM's cap on one prefill chunk while more than one request is running or waiting; 0: no cap
+             * @default 0
+             */
+            long_prefill_token_threshold: number;
+            /**
+             * @description vLLM's admission gate: admit a waiting request only when blocks for its whole prompt fit (v0.33.0 default), not just its first chunk
+             * @default true
+             */
+            scheduler_reserve_full_isl: boolean;
             /** @default bf16 */
             weight_dtype: components["schemas"]["DtypeEnum"];
             /** @default bf16 */
@@ -2826,6 +2836,16 @@ export interface components {
             gpu_memory_utilization: number;
             /** @default false */
             static_batching: boolean;
+            /**
+             * @description vLLM's cap on one prefill chunk while more than one request is running or waiting; 0: no cap
+             * @default 0
+             */
+            long_prefill_token_threshold: number;
+            /**
+             * @description vLLM's admission gate: admit a waiting request only when blocks for its whole prompt fit (v0.33.0 default), not just its first chunk
+             * @default true
+             */
+            scheduler_reserve_full_isl: boolean;
             /** @default bf16 */
             weight_dtype: components["schemas"]["DtypeEnum"];
             /** @default bf16 */
@@ -6117,6 +6137,7 @@ export interface components {
             max_num_seqs?: number[];
             max_num_batched_tokens?: number[];
             chunked_prefill?: boolean[];
+            long_prefill_token_threshold?: number[];
             router?: components["schemas"]["RouterEnum"][];
             weight_dtype?: components["schemas"]["DtypeEnum"][];
         };
@@ -6134,6 +6155,7 @@ export interface components {
             max_num_seqs?: number[];
             max_num_batched_tokens?: number[];
             chunked_prefill?: boolean[];
+            long_prefill_token_threshold?: number[];
             router?: components["schemas"]["RouterEnum"][];
             weight_dtype?: components["schemas"]["DtypeEnum"][];
         };
@@ -6186,6 +6208,16 @@ export interface components {
             gpu_memory_utilization: number;
             /** @default false */
             static_batching: boolean;
+            /**
+             * @description vLLM's cap on one prefill chunk while more than one request is running or waiting; 0: no cap
+             * @default 0
+             */
+            long_prefill_token_threshold: number;
+            /**
+             * @description vLLM's admission gate: admit a waiting request only when blocks for its whole prompt fit (v0.33.0 default), not just its first chunk
+             * @default true
+             */
+            scheduler_reserve_full_isl: boolean;
             /** @default bf16 */
             weight_dtype: components["schemas"]["DtypeEnum"];
             /** @default bf16 */
@@ -6209,7 +6241,7 @@ export interface components {
              * @default two_stage
              */
             mode: components["schemas"]["SweepModeEnum"];
-            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, router, weight_dtype; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason */
+            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, long_prefill_token_threshold, router, weight_dtype; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason */
             grid: components["schemas"]["SweepGrid"];
         };
         /** @description One engine on a workload; the model and GPU are given as on every other simulator endpoint. */
@@ -6261,6 +6293,16 @@ export interface components {
             gpu_memory_utilization: number;
             /** @default false */
             static_batching: boolean;
+            /**
+             * @description vLLM's cap on one prefill chunk while more than one request is running or waiting; 0: no cap
+             * @default 0
+             */
+            long_prefill_token_threshold: number;
+            /**
+             * @description vLLM's admission gate: admit a waiting request only when blocks for its whole prompt fit (v0.33.0 default), not just its first chunk
+             * @default true
+             */
+            scheduler_reserve_full_isl: boolean;
             /** @default bf16 */
             weight_dtype: components["schemas"]["DtypeEnum"];
             /** @default bf16 */
@@ -6284,7 +6326,7 @@ export interface components {
              * @default two_stage
              */
             mode: components["schemas"]["SweepModeEnum"];
-            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, router, weight_dtype; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason */
+            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, long_prefill_token_threshold, router, weight_dtype; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason */
             grid: components["schemas"]["SweepGridRequest"];
         } & ((unknown | unknown) & unknown & (unknown | unknown | {
             grid: unknown;
@@ -6365,6 +6407,7 @@ export interface components {
             max_num_seqs?: number;
             max_num_batched_tokens?: number;
             chunked_prefill?: boolean;
+            long_prefill_token_threshold?: number;
             router?: components["schemas"]["RouterEnum"];
             weight_dtype?: components["schemas"]["DtypeEnum"];
         };

@@ -26,6 +26,7 @@ const DEFAULTS = {
   model: "llama-3.1-8b", gpu: "h100-sxm", tensor_parallel: "1", replicas: "1", router: "round_robin",
   rate: "10", num_requests: "300", prompt: "512", output: "128", max_num_seqs: "256",
   max_num_batched_tokens: "8192", chunked_prefill: "true", prefix_caching: "false", static_batching: "false",
+  long_prefill_token_threshold: "0", scheduler_reserve_full_isl: "true",
   block_size: String(VLLM_DEFAULTS.block_size), gpu_memory_utilization: String(VLLM_DEFAULTS.gpu_memory_utilization),
   ttft: "1", tpot: "0.1", seed: "0",
 };
@@ -37,6 +38,8 @@ function engineBody(v: Record<string, string>): Record<string, unknown> {
     max_num_seqs: n("max_num_seqs"), max_num_batched_tokens: n("max_num_batched_tokens"),
     chunked_prefill: v.chunked_prefill === "true", prefix_caching: v.prefix_caching === "true",
     static_batching: v.static_batching === "true",
+    long_prefill_token_threshold: n("long_prefill_token_threshold"),
+    scheduler_reserve_full_isl: v.scheduler_reserve_full_isl === "true",
     block_size: n("block_size"), gpu_memory_utilization: n("gpu_memory_utilization"),
     slo: { ttft_s: n("ttft"), tpot_s: n("tpot") },
     workload: {
@@ -81,7 +84,8 @@ export default function EngineArea() {
     <section className="lab-tool">
       <h1>Engine simulator</h1>
       <p className="muted">A discrete-event simulation of a vLLM-style scheduler: continuous batching, chunked prefill,
-        paged KV cache with preemption, optional prefix caching; step times from the roofline model. The address bar
+        paged KV cache with preemption, optional prefix caching, scheduled step for step as vLLM v0.33.0's scheduler
+        does; step times from the roofline model. The address bar
         holds every setting — copy it to share the run.</p>
       <form onSubmit={submit} className="lab-form lab-engine-form" aria-label="Engine settings">
         <ModelGpuPicker values={v} set={set} error={error} />
@@ -94,6 +98,7 @@ export default function EngineArea() {
         {field("output", "Median output tokens", "1")}
         {field("max_num_seqs", "max_num_seqs", "1")}
         {field("max_num_batched_tokens", "max_num_batched_tokens", "1")}
+        {field("long_prefill_token_threshold", "long_prefill_token_threshold (0: no cap)", "1")}
         {field("block_size", "KV block size", "1")}
         {field("gpu_memory_utilization", "GPU memory utilization")}
         {field("ttft", "SLO: TTFT (s)")}
@@ -102,6 +107,7 @@ export default function EngineArea() {
         {check("chunked_prefill", "Chunked prefill")}
         {check("prefix_caching", "Prefix caching")}
         {check("static_batching", "Static batching")}
+        {check("scheduler_reserve_full_isl", "Admit only when the whole prompt fits (scheduler_reserve_full_isl)")}
         <button type="submit" disabled={busy}>{busy ? "Simulating…" : "Simulate"}</button>
       </form>
       {error && <p role="alert" className="lab-error">{error.message}</p>}
