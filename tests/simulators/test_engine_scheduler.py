@@ -215,3 +215,37 @@ def test_bursty_arrivals_keep_the_mean_rate():
         spec = WorkloadSpec(num_requests=20_000, arrival_rate_per_s=10, arrival=arrival)
         t = generate(spec, rng).arrival_s
         assert len(t) / t[-1] == pytest.approx(10, rel=0.1), arrival
+
+
+@pytest.mark.parametrize("cost", ["roofline", "python"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_scheduling_decoders_as_a_block_when_the_budget_binds_changes_nothing(monkeypatch, cost, seed):
+    """The shortcut for steps where the budget binds (D as a block, then the others in admission order) against the
+    walk over every running request that it replaces: the same steps, times and preemptions."""
+    spec = WorkloadSpec(num_requests=300, arrival_rate_per_s=40, prompt=LengthDist("lognormal", mean=300, sigma=0.8),
+                        output=LengthDist("lognormal", mean=60, sigma=0.8))
+    workload = generate(spec, np.random.default_rng(seed))
+    step_cost = roofline_step_cost(MODELS["llama-3.1-8b"], GPUS["h100-sxm"]) if cost == "roofline" else tokens_cost
+    config = {"max_num_seqs": 32, "max_num_batched_tokens": 256, "num_blocks": 400, "block_size": 16}
+
+    def run_it():
+        e = Engine(workload, SchedulerConfig(**config), step_cost)
+        e.assign_all()
+        e.advance()
+        return e
+
+    taken = []
+    original = Engine._schedule_after_d
+
+    def counted(self, *args):
+        result = original(self, *args)
+        taken.append(result is not None)
+        return result
+
+    monkeypatch.setattr(Engine, "_schedule_after_d", counted)
+    shortcut = run_it()
+    assert sum(taken) > 10  # the shortcut had steps to take
+    monkeypatch.setattr(Engine, "_schedule_after_d", lambda self, *args: None)
+    walked = run_it()
+    assert shortcut.series == walked.series
+    assert np.array_equal(shortcut.finish_t, walked.finish_t) and np.array_equal(shortcut.preempted, walked.preempted)

@@ -138,6 +138,8 @@ class Engine:
         self._below = 0                      # members whose context is below the window
         self._cap_at: dict[int, list[tuple[int, int]]] = {}
         self._threshold = 0                  # this step's long_prefill_token_threshold (0 while a request is alone)
+        self._d_order_max = -1               # an upper bound on the admission numbers in D (exact when flagged)
+        self._d_order_max_exact = True
         self.now = 0.0
         self.steps = 0
         self.busy_s = 0.0
@@ -269,6 +271,9 @@ class Engine:
     def _join(self, r: int) -> None:
         """r needs one token per step from now on and its blocks cover its context exactly."""
         c, tick = self._comp[r], self._tick
+        if not self._d0:
+            self._d_order_max, self._d_order_max_exact = -1, True
+        self._d_order_max = max(self._d_order_max, self.order[r])
         self._d0[r] = tick
         ep = self._ep[r] + 1
         self._ep[r] = ep
@@ -287,6 +292,7 @@ class Engine:
     def _leave(self, r: int) -> None:
         """Store r's current counts and take it out of D."""
         t0 = self._d0.pop(r)
+        self._d_order_max_exact = False
         c0 = self._comp[r]
         c = c0 + self._tick - t0
         bs = self.cfg.block_size
@@ -377,6 +383,8 @@ class Engine:
                 held[r] += nb
             budget -= need
             ids = p[:]
+        elif (partial := self._schedule_after_d(budget, nd, ks)) is not None:
+            ids, ks, budget = partial
         else:
             nd = 0
             ids, ks, budget, preempted = self._schedule_slow(budget)
@@ -429,7 +437,7 @@ class Engine:
         order = self.order
         if fins:
             self._release(fins)
-        if nd or (not preempted and len(ids) >= len(p) and ids[:len(p)] == p):
+        if not preempted and len(ids) >= len(p) and ids[:len(p)] == p:
             self._p = [r for r in ids if r in order and r not in d0]
         else:
             keep = {r for r in p if r in order and r not in d0}
@@ -467,8 +475,9 @@ class Engine:
             if nd:
                 kmap = dict(zip(ids, ks, strict=True))
                 d0, tick = self._d0, self._tick
-                ns = [1 if r in d0 else kmap[r] for r in self.order]
-                cs = [comp[r] + tick - d0[r] if r in d0 else comp[r] for r in self.order]
+                scheduled = [r for r in self.order if r in d0 or r in kmap]  # not those the budget left out
+                ns = [1 if r in d0 else kmap[r] for r in scheduled]
+                cs = [comp[r] + tick - d0[r] if r in d0 else comp[r] for r in scheduled]
             else:
                 ns, cs = ks, [comp[r] for r in ids]
             return float(self.cost(np.asarray(ns, float), np.asarray(cs, float)))
@@ -502,6 +511,43 @@ class Engine:
             x += 2 * g_layers * (self._sum_ctx + nd) + 2 * l_layers * (self._sum_win + self._below)
             h += g_layers * self._sum_ctx + l_layers * self._sum_win
         return cost.time(float(tokens), float(nd + len(ks)), x / 2, float(h), float(nd))
+
+    def _schedule_after_d(self, budget: int, nd: int, ks: list[int]) -> tuple[list[int], list[int], int] | None:
+        """The budget binds, but every decoder in D was admitted before every request outside it: D takes its nd
+        tokens as a block and the others, in admission order, what is left (what the walk in admission order would
+        do, without touching D). None when that does not hold or blocks run short: the caller walks every request."""
+        p, d0, order = self._p, self._d0, self.order
+        if nd > budget or not p:
+            return None
+        if d0:
+            if order[p[0]] < self._d_order_max and not self._d_order_max_exact:
+                self._d_order_max = max(order[r] for r in d0)
+                self._d_order_max_exact = True
+            if order[p[0]] < self._d_order_max:
+                return None
+        bs, pool, comp, held = self.cfg.block_size, self.pool, self._comp, self._held
+        left = budget - nd
+        blocks = self._bucket[self._tick % bs] if nd else 0
+        ids: list[int] = []
+        new: list[int] = []
+        nbs: list[int] = []
+        for r, k in zip(p, ks, strict=True):
+            if left <= 0:
+                break
+            k = min(k, left)
+            nb = max(-(-(comp[r] + k) // bs) - held[r], 0)
+            ids.append(r)
+            new.append(k)
+            nbs.append(nb)
+            blocks += nb
+            left -= k
+        if blocks > pool.available():
+            return None
+        if blocks:
+            pool.take(blocks)
+        for r, nb in zip(ids, nbs, strict=True):
+            held[r] += nb
+        return ids, new, left
 
     def _schedule_slow(self, budget: int) -> tuple[list[int], list[int], int, bool]:
         """Walk the running requests in admission order while budget is left (the budget binds or blocks run out)."""
