@@ -161,3 +161,26 @@ class SweepPoint(models.Model):
     class Meta:
         ordering = ["index"]
         constraints = [models.UniqueConstraint(fields=["job", "index"], name="one_result_per_sweep_point")]
+
+
+class EngineJob(models.Model):
+    """An engine or cluster simulation too large for a request (up to Vidur's scale), run by a worker with progress.
+    One queued or running per learner; the result has the synchronous endpoint's shape."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="engine_jobs")
+    status = models.CharField(max_length=10, choices=SweepStatus.choices, default=SweepStatus.QUEUED)
+    request = models.JSONField(help_text="The simulation's parameters as validated (defaults filled in)")
+    num_requests = models.PositiveIntegerField()
+    progress = models.FloatField(default=0.0, help_text="0 to 1: the share of requests finished")
+    result = models.JSONField(null=True, blank=True)
+    error = models.JSONField(null=True, blank=True, help_text="{detail, fields}: why there is no result")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(
+            fields=["user"], condition=models.Q(status__in=["queued", "running"]), name="one_active_engine_job_per_user")]

@@ -6,6 +6,7 @@ unknown slug, a workload that can never run, a work cap) is an InvalidInput nami
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
 
@@ -75,14 +76,14 @@ SETUP_FIELDS = ("tensor_parallel", "max_num_seqs", "max_num_batched_tokens", "ch
                 "scheduler_reserve_full_isl")
 
 
-def workload_check(*, params: dict, w: Workload, max_steps: int = SYNC_MAX_STEPS) -> None:
+def workload_check(*, params: dict, w: Workload, max_steps: int = SYNC_MAX_STEPS, max_tokens: int = MAX_TOKENS) -> None:
     """Refuse, before simulating, a workload that is certain to exceed the work caps (SimulationError)."""
     trace = bool(params["workload"].get("trace"))
     total = int((w.prompt_tokens + w.output_tokens).sum())
-    if total > MAX_TOKENS:
+    if total > max_tokens:
         raise SimulationError("workload.trace" if trace else "workload",
                               f"{total:,} tokens (prompt + output, summed over the requests); at most "
-                              f"{MAX_TOKENS:,}: use fewer requests or shorter prompts/outputs")
+                              f"{max_tokens:,}: use fewer requests or shorter prompts/outputs")
     out = w.output_tokens
     seqs = params.get("max_num_seqs", 256)
     steps = max(int(out.max()), -(-int(out.sum()) // seqs))  # each step emits <= max_num_seqs tokens
@@ -100,7 +101,8 @@ def sync_caps(user) -> tuple[int, int]:
     return (SYNC_MAX_STEPS, SYNC_MAX_ENTRIES) if user.is_authenticated else (ANON_MAX_STEPS, ANON_MAX_ENTRIES)
 
 
-def run_simulation(*, user, params: dict, max_steps: int | None = None, max_entries: int | None = None) -> dict:
+def run_simulation(*, user, params: dict, max_steps: int | None = None, max_entries: int | None = None,
+                   max_tokens: int = MAX_TOKENS, progress: Callable[[float], None] | None = None) -> dict:
     """Validated request → result dict; raises InvalidInput.
 
     The work is capped (see MAX_TOKENS, sync_caps; a sweep point passes its own caps): a workload bound to exceed
@@ -111,7 +113,8 @@ def run_simulation(*, user, params: dict, max_steps: int | None = None, max_entr
     default_steps, default_entries = sync_caps(user)
     try:
         with engine_errors():
-            return _simulate(model, gpu, params, max_steps or default_steps, max_entries or default_entries)
+            return _simulate(model, gpu, params, max_steps or default_steps, max_entries or default_entries,
+                             max_tokens, progress)
     except InvalidInput as exc:
         capped = f"{default_steps:,}" in exc.message or f"{default_entries:,}" in exc.message
         if max_steps is None and not user.is_authenticated and capped:
@@ -121,11 +124,12 @@ def run_simulation(*, user, params: dict, max_steps: int | None = None, max_entr
         raise
 
 
-def _simulate(model, gpu, params: dict, max_steps: int, max_entries: int) -> dict:
+def _simulate(model, gpu, params: dict, max_steps: int, max_entries: int, max_tokens: int = MAX_TOKENS,
+              progress: Callable[[float], None] | None = None) -> dict:
     setup = ServingSetup(model, gpu, **{k: params[k] for k in SETUP_FIELDS if k in params})
     w = workload_build(workload=params["workload"], seed=params.get("seed", 0))
     check_fits(setup, w, kv_blocks(setup))  # a request that can never run is the more useful error
-    workload_check(params=params, w=w, max_steps=max_steps)
+    workload_check(params=params, w=w, max_steps=max_steps, max_tokens=max_tokens)
     slo = SLO(**params.get("slo", {}))
     dis = params.get("disaggregation")
     disagg = None
@@ -133,8 +137,12 @@ def _simulate(model, gpu, params: dict, max_steps: int, max_entries: int) -> dic
         bw = dis.get("link_bandwidth_gb_per_s")
         disagg = Disaggregation(dis["prefill_replicas"], dis["decode_replicas"], bw * 1e9 if bw else None,
                                 dis.get("link_latency_us", 10.0) * 1e-6)
+    limit = WorkLimit(max_steps, max_entries)
+    if progress is not None:
+        finishes = len(w) * (2 if disagg else 1)  # a disaggregated request finishes once in each pool
+        limit.on_progress = lambda lim: progress(min(lim.finished / finishes, 0.99))
     result = simulate(setup, w, slo=slo, replicas=params.get("replicas", 1), router=params.get("router", "round_robin"),
-                      disaggregation=disagg, limit=WorkLimit(max_steps, max_entries),
+                      disaggregation=disagg, limit=limit,
                       trace_steps=params.get("trace_steps", 0))
     result["model"] = {"slug": model.slug, "name": model.name}
     result["gpu"] = {"slug": gpu.slug, "name": gpu.name}

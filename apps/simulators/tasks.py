@@ -1,4 +1,4 @@
-"""Celery entry points for sweeps: take ids, call the service. Senders enqueue them by name (sweeps.CHUNK_TASK,
+"""Celery entry points for sweeps and background engine runs: take ids, call the service. Senders enqueue them by name (sweeps.CHUNK_TASK,
 sweeps.WATCHDOG_TASK; beat sends the watchdog on the schedule in settings.CELERY_BEAT_SCHEDULE)."""
 
 import logging
@@ -8,6 +8,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
+from apps.simulators.engine_jobs import ENGINE_JOB_TASK, TIME_LIMIT_S, engine_job_run
 from apps.simulators.sweeps import (
     CHUNK_TASK,
     WATCHDOG_TASK,
@@ -50,3 +51,8 @@ def sweep_chunk_task(job_id: str, chunk: int) -> int:
 def sweep_watchdog_task() -> int:
     """Runs every 20 s on beat: re-sends the chunks of stalled sweeps, fails those that stay stalled."""
     return sweep_watchdog(now=timezone.now())
+
+
+@shared_task(name=ENGINE_JOB_TASK, acks_late=True, time_limit=TIME_LIMIT_S, soft_time_limit=TIME_LIMIT_S - 10)
+def engine_job_task(job_id: str) -> None:
+    engine_job_run(job_id=job_id)

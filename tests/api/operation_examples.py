@@ -218,6 +218,13 @@ class Ctx:
         return str(sweeps.sweep_job_create(user=self.user, request={**SWEEP, "grid": {"max_num_seqs": [8, 16]},
                                                                     "seed": 0}).id)
 
+    def engine_job(self) -> str:
+        """A background simulation of the learner's (queued: no worker runs in the contract tests)."""
+        from apps.simulators import engine_jobs
+
+        return self.once("engine_job", lambda: str(engine_jobs.engine_job_create(
+            user=self.user, params={**MODEL_GPU, "workload": WORKLOAD}).id))
+
     def import_job(self) -> str:
         """An import job of the learner's (queued: no worker runs in the contract tests)."""
         def make():
@@ -520,4 +527,12 @@ EXAMPLES: dict[str, Example] = {
                                                  bad=Bad(path={"job_id": uuid.UUID(int=1)}, status=404)),
     "simulators_sweeps_cancel_create": Example(path=lambda c: {"job_id": c.queued_sweep()},
                                                bad=Bad(path={"job_id": uuid.UUID(int=1)}, status=404)),
+    "simulators_engine_jobs_list": Example(bad=Bad(who="anonymous")),
+    "simulators_engine_jobs_create": Example(body={**MODEL_GPU, "workload": {**WORKLOAD, "num_requests": 5000}},
+                                             bad=Bad(body={**MODEL_GPU, "workload": {**WORKLOAD, "num_requests": 20_001}},
+                                                     status=400)),
+    "simulators_engine_jobs_retrieve": Example(path=lambda c: {"job_id": c.engine_job()},
+                                               bad=Bad(path={"job_id": uuid.UUID(int=1)}, status=404)),
+    "simulators_engine_jobs_cancel_create": Example(path=lambda c: {"job_id": c.engine_job()},
+                                                    bad=Bad(path={"job_id": uuid.UUID(int=1)}, status=404)),
 }

@@ -64,7 +64,7 @@ def test_public_reads_take_credentials_but_need_none(schema, path):
 def test_public_simulators_take_credentials_but_need_none(schema):
     calculators = [path for path, item in schema["paths"].items()
                    if path.startswith("/api/v1/simulators/") and "{" not in path and "post" in item
-                   and not path.endswith(("/models/", "/gpus/", "/sweeps/"))]
+                   and not path.endswith(("/models/", "/gpus/", "/sweeps/", "/engine-jobs/"))]
     assert len(calculators) >= 12
     for path in calculators:
         assert schema["paths"][path]["post"]["security"] == OPTIONAL, path
@@ -73,7 +73,8 @@ def test_public_simulators_take_credentials_but_need_none(schema):
 @pytest.mark.parametrize(
     ("method", "path"),
     [("post", "/api/v1/chapters/"), ("patch", "/api/v1/glossary/{slug}/"), ("delete", "/api/v1/questions/{id}/"),
-     ("get", "/api/v1/flashcards/due/"), ("post", "/api/v1/simulators/sweeps/"), ("get", "/api/v1/auth/me/")],
+     ("get", "/api/v1/flashcards/due/"), ("post", "/api/v1/simulators/sweeps/"), ("get", "/api/v1/auth/me/"),
+     ("post", "/api/v1/simulators/engine-jobs/")],
 )
 def test_writes_and_personal_data_need_credentials(schema, method, path):
     operation = schema["paths"][path][method]

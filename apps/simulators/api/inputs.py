@@ -19,6 +19,7 @@ from apps.simulators.engine.workload import (
     from_trace,
     length_dist,
 )
+from apps.simulators.engine_jobs import JOB_MAX_REQUESTS
 from apps.simulators.modeling.capacity import MAX_UTILIZATION
 from apps.simulators.modeling.collectives import ALGORITHMS, OPS
 from apps.simulators.modeling.specs import ATTENTION_KINDS, DTYPE_BYTES, MLP_KINDS, GPUSpec, ModelSpec
@@ -578,6 +579,22 @@ class ClusterInput(EngineInput):
         if d and d["prefill_replicas"] + d["decode_replicas"] > 16:
             raise serializers.ValidationError({"disaggregation": ["At most 16 replicas in all."]})
         return attrs
+
+
+class JobWorkloadInput(EngineWorkloadInput):
+    """A background job's workload: up to Vidur's scale and beyond."""
+
+    num_requests = serializers.IntegerField(min_value=1, max_value=JOB_MAX_REQUESTS, default=200)
+    trace = serializers.ListField(child=TraceRow(), max_length=JOB_MAX_REQUESTS, required=False,
+                                  help_text="[arrival_s, prompt_tokens, output_tokens, prefix_id?] rows; replaces "
+                                            "the synthetic arrivals and lengths")
+
+
+class EngineJobInput(ClusterInput):
+    """What /engine/ or /cluster/ take, run by a worker: up to 20,000 requests and 5,000,000 engine steps."""
+
+    replicas = serializers.IntegerField(min_value=1, max_value=16, default=1)
+    workload = JobWorkloadInput()
 
 
 SWEEP_MODES = ("two_stage", "exhaustive")

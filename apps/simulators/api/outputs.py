@@ -7,7 +7,7 @@ from rest_framework import serializers
 from apps.core.serializers import documented_json
 from apps.simulators.api import inputs as i
 from apps.simulators.api.inputs import GPUWriteSerializer, ModelConfigWriteSerializer
-from apps.simulators.models import GPU, ModelConfig, SweepJob, SweepPoint
+from apps.simulators.models import GPU, EngineJob, ModelConfig, SweepJob, SweepPoint
 
 
 class ModelConfigSerializer(serializers.ModelSerializer):
@@ -325,3 +325,26 @@ class SweepJobDetailOutput(SweepJobOutput):
     class Meta(SweepJobOutput.Meta):
         fields = [*SweepJobOutput.Meta.fields, "request", "screen", "pareto", "recommendation", "results_count",
                   "page", "page_size", "next_page", "results"]
+
+
+class EngineJobOutput(serializers.ModelSerializer):
+    result = documented_json(EngineOutput(allow_null=True), "EngineJobResultField")(
+        read_only=True, allow_null=True, help_text="What /engine/ (or /cluster/) would answer; null until succeeded")
+    error = documented_json({"type": "object", "nullable": True, "properties": {
+        "detail": {"type": "string"}, "fields": {"type": "object", "additionalProperties": {
+            "type": "array", "items": {"type": "string"}}}}}, "EngineJobErrorField")(
+        read_only=True, allow_null=True, help_text="Why there is no result, by field; null unless failed")
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = EngineJob
+        fields = ["id", "status", "progress", "num_requests", "result", "error", "created_at", "started_at",
+                  "finished_at", "url"]
+
+    def get_url(self, job: EngineJob) -> str:
+        return f"/api/v1/simulators/engine-jobs/{job.id}/"
+
+
+class EngineJobSummaryOutput(EngineJobOutput):
+    class Meta(EngineJobOutput.Meta):
+        fields = [f for f in EngineJobOutput.Meta.fields if f != "result"]

@@ -24,4 +24,7 @@ urlpatterns = [
     path("sweeps/<uuid:job_id>/", views.SweepDetailApi.as_view(), name="simulator-sweep-detail"),
     path("sweeps/<uuid:job_id>/status/", views.SweepStatusApi.as_view(), name="simulator-sweep-status"),
     path("sweeps/<uuid:job_id>/cancel/", views.SweepCancelApi.as_view(), name="simulator-sweep-cancel"),
+    path("engine-jobs/", views.EngineJobListCreateApi.as_view(), name="simulator-engine-job-list"),
+    path("engine-jobs/<uuid:job_id>/", views.EngineJobDetailApi.as_view(), name="simulator-engine-job-detail"),
+    path("engine-jobs/<uuid:job_id>/cancel/", views.EngineJobCancelApi.as_view(), name="simulator-engine-job-cancel"),
 ]

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from apps.core.exceptions import InvalidInput
 from apps.core.models import Status
 from apps.core.permissions import IsAuthorOrReadOnly
-from apps.simulators import calculators, catalog, sweeps
+from apps.simulators import calculators, catalog, engine_jobs, sweeps
 from apps.simulators.api import inputs as i
 from apps.simulators.api import outputs as o
 from apps.simulators.models import GPU, ModelConfig, SweepJob
@@ -389,3 +389,61 @@ class SweepCancelApi(APIView):
     def post(self, request, job_id):
         job = sweeps.sweep_job_cancel(user=request.user, job_id=job_id)
         return Response(o.SweepJobOutput(job).data)
+
+
+# ---------------------------------------------------------------- engine and cluster runs as background jobs
+
+ENGINE_JOB_404 = OpenApiResponse(description="No such simulation of yours")
+
+
+class EngineJobListCreateApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def get_throttles(self):
+        if self.request.method == "POST":
+            self.throttle_scope = "sweeps"
+            return [ScopedRateThrottle()]
+        return super().get_throttles()
+
+    @extend_schema(responses={200: o.EngineJobSummaryOutput(many=True)}, summary="Your background simulations, newest first")
+    def get(self, request):
+        return Response(o.EngineJobSummaryOutput(engine_jobs.engine_job_list(user=request.user), many=True).data)
+
+    @extend_schema(request=i.EngineJobInput,
+                   responses={202: o.EngineJobOutput, 400: BAD_INPUT,
+                              409: OpenApiResponse(description="A simulation of yours is already queued or running")},
+                   summary="Run an engine or cluster simulation past the synchronous caps (up to 20,000 requests) "
+                           "as a background job; poll its url")
+    def post(self, request):
+        data = i.EngineJobInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = engine_jobs.engine_job_create(user=request.user, params=_json_ready(data.validated_data))
+        body = o.EngineJobOutput(job).data
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+
+
+class EngineJobDetailApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: o.EngineJobOutput, 404: ENGINE_JOB_404},
+                   summary="A background simulation's status, progress and, once it succeeded, its result")
+    def get(self, request, job_id):
+        return Response(o.EngineJobOutput(engine_jobs.engine_job_get(user=request.user, job_id=job_id)).data)
+
+
+class EngineJobCancelApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: o.EngineJobOutput, 404: ENGINE_JOB_404},
+                   summary="Cancel a queued or running background simulation (the worker stops at its next report)")
+    def post(self, request, job_id):
+        return Response(o.EngineJobOutput(engine_jobs.engine_job_cancel(user=request.user, job_id=job_id)).data)
+
+
+def _json_ready(value):
+    """Validated data holds OrderedDicts and tuples; the job stores plain JSON."""
+    if isinstance(value, dict):
+        return {key: _json_ready(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(item) for item in value]
+    return value

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections import deque
+from collections.abc import Callable
 from typing import cast
 
 import numpy as np
@@ -62,16 +63,21 @@ class WorkLimit:
     chunks, steps where the token budget binds, preemption walks), the other per-step cost.
     Both are counted, not timed, so the same request always gets the same answer."""
 
-    def __init__(self, max_steps: int = 5_000_000, max_entries: int = 50_000_000) -> None:
+    def __init__(self, max_steps: int = 5_000_000, max_entries: int = 50_000_000,
+                 on_progress: Callable[[WorkLimit], None] | None = None, progress_every: int = 20_000) -> None:
         self.max_steps = max_steps
         self.max_entries = max_entries
         self.steps = 0
         self.entries = 0
+        self.finished = 0  # requests finished by any engine (a disaggregated request finishes in both pools)
+        # Called every `progress_every` steps (a background job's progress and cancellation); it may raise to stop.
+        self.on_progress = on_progress
+        self.progress_every = progress_every
 
     def exceeded(self, what: str, limit: int) -> SimulationError:
         return SimulationError("workload", f"the simulation needs more than {limit:,} {what}, more than a "
                                "synchronous request may use; use fewer requests or shorter prompts/outputs, larger "
-                               "max_num_seqs / max_num_batched_tokens, or run it as a sweep")
+                               "max_num_seqs / max_num_batched_tokens, or run it as a background job (engine-jobs) or a sweep")
 
 
 class Engine:
@@ -260,6 +266,8 @@ class Engine:
             lim.steps += 1
             if lim.steps > lim.max_steps:
                 raise lim.exceeded("engine steps", lim.max_steps)
+            if lim.on_progress is not None and lim.steps % lim.progress_every == 0:
+                lim.on_progress(lim)
         nw, nr = len(self.waiting), len(self.order)
         self.area += (nw + nr) * dt
         self.busy_s += dt
@@ -465,6 +473,8 @@ class Engine:
             finish[r] = now
             del order[r]
         self.finished += len(fins)
+        if self.limit is not None:
+            self.limit.finished += len(fins)
 
     def _price(self, nd: int, ids: list[int], ks: list[int]) -> float:
         """Step time of D (when it advances) plus the explicitly scheduled requests.
@@ -776,5 +786,7 @@ class Engine:
             held += self._held[r]
             self._held[r] = 0
         self.finished += len(self.order)
+        if self.limit is not None:
+            self.limit.finished += len(self.order)
         self.pool.release(held, [])
         self.order.clear()

@@ -1270,6 +1270,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/simulators/engine-jobs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your background simulations, newest first */
+        get: operations["simulators_engine_jobs_list"];
+        put?: never;
+        /** Run an engine or cluster simulation past the synchronous caps (up to 20,000 requests) as a background job; poll its url */
+        post: operations["simulators_engine_jobs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/simulators/engine-jobs/{job_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A background simulation's status, progress and, once it succeeded, its result */
+        get: operations["simulators_engine_jobs_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/simulators/engine-jobs/{job_id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a queued or running background simulation (the worker stops at its next report) */
+        post: operations["simulators_engine_jobs_cancel_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/simulators/fit/": {
         parameters: {
             query?: never;
@@ -2865,6 +2917,136 @@ export interface components {
             tokens_expected: number;
             all_finished: boolean;
         };
+        /** @description What /engine/ or /cluster/ take, run by a worker: up to 20,000 requests and 5,000,000 engine steps. */
+        EngineJobInputRequest: {
+            /** @description Catalog model slug, e.g. llama-3.1-8b */
+            model?: string;
+            /** @description Inline model architecture instead of `model` */
+            config?: components["schemas"]["InlineModelRequest"];
+            /** @description Catalog GPU slug, e.g. h100-sxm */
+            gpu?: string;
+            /** @description Inline GPU spec instead of `gpu` */
+            gpu_spec?: components["schemas"]["InlineGPURequest"];
+            /**
+             * @description Pipeline stages; each GPU holds num_layers / stages layers
+             * @default 1
+             */
+            pipeline_parallel: number;
+            /**
+             * @description Data-parallel ranks, each running its own batch of batch_size sequences (attention data parallel for MoE: experts still span all ranks)
+             * @default 1
+             */
+            data_parallel: number;
+            /**
+             * @description 1 (every GPU holds a slice of every expert) or tensor_parallel × data_parallel (whole experts per GPU, all-to-all dispatch and combine); must divide the routed experts
+             * @default 1
+             */
+            expert_parallel: number;
+            /**
+             * Format: int64
+             * @default 0
+             */
+            seed: number;
+            /** @default 1 */
+            tensor_parallel: components["schemas"]["TensorParallelEnum"];
+            /** @default 256 */
+            max_num_seqs: number;
+            /** @default 8192 */
+            max_num_batched_tokens: number;
+            /** @default true */
+            chunked_prefill: boolean;
+            /** @default false */
+            prefix_caching: boolean;
+            /** @default 16 */
+            block_size: components["schemas"]["BlockSizeEnum"];
+            /**
+             * Format: double
+             * @default 0.92
+             */
+            gpu_memory_utilization: number;
+            /** @default false */
+            static_batching: boolean;
+            /**
+             * @description vLLM's cap on one prefill chunk while more than one request is running or waiting; 0: no cap
+             * @default 0
+             */
+            long_prefill_token_threshold: number;
+            /**
+             * @description vLLM's admission gate: admit a waiting request only when blocks for its whole prompt fit (v0.33.0 default), not just its first chunk
+             * @default true
+             */
+            scheduler_reserve_full_isl: boolean;
+            /** @default bf16 */
+            weight_dtype: components["schemas"]["DtypeEnum"];
+            /** @default bf16 */
+            kv_dtype: components["schemas"]["KvDtypeEnum"];
+            slo?: components["schemas"]["EngineSLOInputRequest"];
+            workload: components["schemas"]["JobWorkloadInputRequest"];
+            /**
+             * @description Return the first engine's first N steps as `step_log`
+             * @default 0
+             */
+            trace_steps: number;
+            /** @default 1 */
+            replicas: number;
+            /** @default round_robin */
+            router: components["schemas"]["RouterEnum"];
+            disaggregation?: components["schemas"]["DisaggregationInputRequest"] | null;
+        } & ((unknown | unknown) & (unknown | unknown));
+        EngineJobOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            status?: components["schemas"]["SweepStatusEnum"];
+            /**
+             * Format: double
+             * @description 0 to 1: the share of requests finished
+             */
+            progress?: number;
+            /** Format: int64 */
+            num_requests: number;
+            /** @description What /engine/ (or /cluster/) would answer; null until succeeded */
+            readonly result: components["schemas"]["EngineOutput"] | null;
+            /** @description Why there is no result, by field; null unless failed */
+            readonly error: {
+                detail?: string;
+                fields?: {
+                    [key: string]: string[];
+                };
+            } | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            readonly url: string;
+        };
+        EngineJobSummaryOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            status?: components["schemas"]["SweepStatusEnum"];
+            /**
+             * Format: double
+             * @description 0 to 1: the share of requests finished
+             */
+            progress?: number;
+            /** Format: int64 */
+            num_requests: number;
+            /** @description Why there is no result, by field; null unless failed */
+            readonly error: {
+                detail?: string;
+                fields?: {
+                    [key: string]: string[];
+                };
+            } | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            readonly url: string;
+        };
         EngineKVCache: {
             blocks_per_replica: number;
             block_size: number;
@@ -3822,6 +4004,82 @@ export interface components {
             reasoning_html: string;
             /** @description The evidence that points to the cause, in full */
             telling: components["schemas"]["EvidenceItem"][];
+        };
+        /** @description A background job's workload: up to Vidur's scale and beyond. */
+        JobWorkloadInputRequest: {
+            /**
+             * Format: double
+             * @default 10
+             */
+            arrival_rate_per_s: number;
+            /** @default 200 */
+            num_requests: number;
+            /**
+             * @description A number or {"dist": "uniform", "low", "high"} / {"dist": "lognormal", "mean", "sigma"} / {"dist": "empirical", "values"}
+             * @default 512
+             */
+            prompt_tokens: number | {
+                /** @enum {string} */
+                dist: "fixed";
+                value: number;
+            } | {
+                /** @enum {string} */
+                dist: "uniform";
+                low: number;
+                high: number;
+            } | {
+                /** @enum {string} */
+                dist: "lognormal";
+                mean: number;
+                sigma: number;
+            } | {
+                /** @enum {string} */
+                dist: "empirical";
+                values: number[];
+            };
+            /**
+             * @description Same forms as prompt_tokens
+             * @default 128
+             */
+            output_tokens: number | {
+                /** @enum {string} */
+                dist: "fixed";
+                value: number;
+            } | {
+                /** @enum {string} */
+                dist: "uniform";
+                low: number;
+                high: number;
+            } | {
+                /** @enum {string} */
+                dist: "lognormal";
+                mean: number;
+                sigma: number;
+            } | {
+                /** @enum {string} */
+                dist: "empirical";
+                values: number[];
+            };
+            /** @default poisson */
+            arrival: components["schemas"]["ArrivalEnum"];
+            /**
+             * Format: double
+             * @default 3
+             */
+            burst_cv: number;
+            /** @default 0 */
+            shared_prefix_tokens: number;
+            /** @default 1 */
+            prefix_groups: number;
+            /** @default 1 */
+            session_turns: number;
+            /** @description [arrival_s, prompt_tokens, output_tokens, prefix_id?] rows; replaces the synthetic arrivals and lengths */
+            trace?: ((number | null)[] | {
+                arrival_s: number;
+                prompt_tokens: number;
+                output_tokens: number;
+                prefix_id?: number | null;
+            })[];
         };
         K8sFree: {
             /** Format: double */
@@ -15273,6 +15531,378 @@ export interface operations {
             };
         };
     };
+    simulators_engine_jobs_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EngineJobSummaryOutput"][];
+                };
+            };
+            /** @description Invalid input; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    simulators_engine_jobs_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EngineJobInputRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EngineJobOutput"];
+                };
+            };
+            /** @description Invalid input: `fields` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A simulation of yours is already queued or running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    simulators_engine_jobs_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EngineJobOutput"];
+                };
+            };
+            /** @description Invalid input; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such simulation of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    simulators_engine_jobs_cancel_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EngineJobOutput"];
+                };
+            };
+            /** @description Invalid input; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such simulation of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     simulators_fit_create: {
         parameters: {
             query?: never;
@@ -18515,6 +19145,30 @@ export const importJobStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<comp
 export const inlineModelAttentionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelAttentionEnum"]> = ["mha", "gqa", "mqa", "mla"];
 export const inlineModelMlpEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelMlpEnum"]> = ["gated", "plain"];
 export const investigationGameEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InvestigationGameEnum"]> = ["diagnosis", "k8s-incident"];
+export const jobWorkloadInputRequestPrompt_tokensOneOf1DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["JobWorkloadInputRequest"]["prompt_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["fixed"];
+export const jobWorkloadInputRequestPrompt_tokensOneOf2DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["JobWorkloadInputRequest"]["prompt_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["uniform"];
+export const jobWorkloadInputRequestPrompt_tokensOneOf3DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["JobWorkloadInputRequest"]["prompt_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["lognormal"];
+export const jobWorkloadInputRequestPrompt_tokensOneOf4DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["JobWorkloadInputRequest"]["prompt_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["empirical"];
+export const jobWorkloadInputRequestOutput_tokensOneOf1DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["JobWorkloadInputRequest"]["output_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["fixed"];
+export const jobWorkloadInputRequestOutput_tokensOneOf2DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["JobWorkloadInputRequest"]["output_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["uniform"];
+export const jobWorkloadInputRequestOutput_tokensOneOf3DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["JobWorkloadInputRequest"]["output_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["lognormal"];
+export const jobWorkloadInputRequestOutput_tokensOneOf4DistValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["JobWorkloadInputRequest"]["output_tokens"], {
+    dist: unknown;
+}>["dist"]> = ["empirical"];
 export const k8sRequirementInputOperatorEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["K8sRequirementInputOperatorEnum"]> = ["In", "NotIn", "Exists", "DoesNotExist"];
 export const k8sTolerationInputOperatorEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["K8sTolerationInputOperatorEnum"]> = ["Equal", "Exists"];
 export const kvDtypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KvDtypeEnum"]> = ["bf16", "fp16", "fp8"];
