@@ -49,9 +49,13 @@ def engine_job_create(*, user, params: dict) -> EngineJob:
         active = EngineJob.objects.filter(user=user, status__in=ACTIVE).values_list("id", flat=True).first()
         raise Conflict(f"A simulation of yours is already queued or running (job {active}); wait for it or cancel "
                        "it.", field="workload") from None
-    queue = settings.CELERY_TASK_DEFAULT_QUEUE  # read when sending, so a deployment (or a test) can move it
-    transaction.on_commit(lambda: current_app.signature(ENGINE_JOB_TASK, args=(str(job.id),)).apply_async(queue=queue))
+    transaction.on_commit(lambda: _send(str(job.id)))
     return job
+
+
+def _send(job_id: str) -> None:
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE  # read when sending, so a deployment (or a test) can move it
+    current_app.signature(ENGINE_JOB_TASK, args=(job_id,)).apply_async(queue=queue)
 
 
 def engine_job_run(*, job_id: uuid.UUID | str) -> EngineJob | None:

@@ -1,6 +1,7 @@
 // Engine playground: a workload and scheduler knobs → simulated latencies, throughput and time series.
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api, ApiError } from "../../../lib/api";
+import { useAuth } from "../../../lib/auth";
 import { ModelGpuPicker, NumberInput, SelectInput } from "../form";
 import { modelChoice, num, ROUTERS, useQueryState, VLLM_DEFAULTS } from "../lib";
 import { Histogram, TimeSeries } from "../charts";
@@ -52,11 +53,47 @@ function engineBody(v: Record<string, string>): Record<string, unknown> {
   return body;
 }
 
+interface EngineJob {
+  id: string; status: "queued" | "running" | "succeeded" | "failed" | "cancelled"; progress: number;
+  num_requests: number; result: EngineResult | null; error: { detail: string } | null;
+}
+
+/** Past the synchronous caps (more than 2,000 requests, or a long run): the same body as a background job, polled
+ * every second until it ends; cancel stops the worker at its next progress report. */
+function useBackgroundRun(onResult: (result: EngineResult) => void, onError: (error: ApiError | null) => void) {
+  const [job, setJob] = useState<EngineJob | null>(null);
+  const live = useRef(true);
+  useEffect(() => () => { live.current = false; }, []);
+  async function start(body: Record<string, unknown>) {
+    onError(null);
+    try {
+      let current = await api<EngineJob>("/simulators/engine-jobs/", { method: "POST", body });
+      setJob(current);
+      while (live.current && (current.status === "queued" || current.status === "running")) {
+        await new Promise((resolve) => window.setTimeout(resolve, 1000));
+        current = await api<EngineJob>(`/simulators/engine-jobs/${current.id}/`);
+        setJob(current);
+      }
+      if (current.status === "succeeded" && current.result) onResult(current.result);
+    } catch (err) {
+      if (err instanceof ApiError) onError(err);
+      else throw err;
+    }
+  }
+  async function cancel() {
+    if (job) setJob(await api<EngineJob>(`/simulators/engine-jobs/${job.id}/cancel/`, { method: "POST" }));
+  }
+  return { job, start, cancel };
+}
+
 export default function EngineArea() {
   const [v, set] = useQueryState(DEFAULTS);
   const [result, setResult] = useState<EngineResult | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
+  const { user } = useAuth();
+  const background = useBackgroundRun(setResult, setError);
+  const jobActive = background.job?.status === "queued" || background.job?.status === "running";
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
@@ -85,7 +122,8 @@ export default function EngineArea() {
       <h1>Engine simulator</h1>
       <p className="muted">A discrete-event simulation of a vLLM-style scheduler: continuous batching, chunked prefill,
         paged KV cache with preemption, optional prefix caching, scheduled step for step as vLLM v0.33.0's scheduler
-        does; step times from the roofline model. The address bar
+        does; step times from the roofline model. Up to 2,000 requests answer at once; signed in, up to 20,000 run in
+        the background. The address bar
         holds every setting — copy it to share the run.</p>
       <form onSubmit={submit} className="lab-form lab-engine-form" aria-label="Engine settings">
         <ModelGpuPicker values={v} set={set} error={error} />
@@ -98,7 +136,7 @@ export default function EngineArea() {
         {field("output", "Median output tokens", "1")}
         {field("max_num_seqs", "max_num_seqs", "1")}
         {field("max_num_batched_tokens", "max_num_batched_tokens", "1")}
-        {field("long_prefill_token_threshold", "long_prefill_token_threshold (0: no cap)", "1")}
+        {field("long_prefill_token_threshold", "long_prefill_token_threshold", "1")}
         {field("block_size", "KV block size", "1")}
         {field("gpu_memory_utilization", "GPU memory utilization")}
         {field("ttft", "SLO: TTFT (s)")}
@@ -107,9 +145,29 @@ export default function EngineArea() {
         {check("chunked_prefill", "Chunked prefill")}
         {check("prefix_caching", "Prefix caching")}
         {check("static_batching", "Static batching")}
-        {check("scheduler_reserve_full_isl", "Admit only when the whole prompt fits (scheduler_reserve_full_isl)")}
+        {check("scheduler_reserve_full_isl", "Whole prompt must fit (scheduler_reserve_full_isl)")}
         <button type="submit" disabled={busy}>{busy ? "Simulating…" : "Simulate"}</button>
+        {user && (
+          <button type="button" disabled={jobActive} onClick={() => void background.start(engineBody(v))}
+            title="Up to 20,000 requests, run by a worker with progress">Run in the background</button>
+        )}
       </form>
+      {background.job && (
+        <div className="lab-job" data-testid="engine-job" role="status">
+          {jobActive ? (
+            <>
+              Simulating {background.job.num_requests.toLocaleString()} requests in the background:{" "}
+              <progress max={1} value={background.job.progress} aria-label="Requests finished" />{" "}
+              {Math.round(background.job.progress * 100)} % finished{" "}
+              <button type="button" onClick={() => void background.cancel()}>Cancel</button>
+            </>
+          ) : background.job.status === "succeeded" ? (
+            <>Background run of {background.job.num_requests.toLocaleString()} requests done.</>
+          ) : background.job.status === "cancelled" ? <>Background run cancelled.</> : (
+            <>Background run failed: {background.job.error?.detail}</>
+          )}
+        </div>
+      )}
       {error && <p role="alert" className="lab-error">{error.message}</p>}
       {result && <div aria-busy={busy} className={busy ? "lab-updating" : undefined}><EngineReport r={result} /></div>}
     </section>
