@@ -227,7 +227,15 @@ class EngineOutput(serializers.Serializer):
         "EngineStep", step=I, end_s=F(help_text="When the step ended"), duration_s=F, waiting=I(help_text="Queued during the step"),
         running=I(help_text="Requests holding a batch slot during the step"),
         kv_blocks_used=I(help_text="Held during the step, its new tokens included"),
-        tokens=I(help_text="Prompt and output tokens computed in the step"))(
+        tokens=I(help_text="Prompt and output tokens computed in the step"),
+        admitted=many(output("EngineStepAdmission", request=I(help_text="The request's index in the workload"),
+                             prompt_tokens=I)),
+        held_back=output("EngineStepHeldBack", request=I, tokens=I(help_text="Its whole sequence: prompt (+ output "
+                                                                           "so far, after a preemption)"),
+                         blocks_needed=I(help_text="Blocks for the whole sequence, after prefix-cache hits"),
+                         blocks_free=I)(allow_null=True, help_text=(
+            "The head of the queue, waiting because its whole prompt does not fit yet although its first chunk "
+            "may (scheduler_reserve_full_isl); null when nothing was held back")))(
         many=True, required=False, help_text="Only when trace_steps > 0: the first engine's first steps")
     model = SlugName()
     gpu = SlugName()

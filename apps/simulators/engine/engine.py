@@ -46,6 +46,8 @@ from .costs import RooflineStepCost, StepCostFn
 from .scheduler import BlockPool, SchedulerConfig, block_hash
 from .workload import Workload
 
+ADMISSION_LOG_STEPS = 500  # the step log's longest reach (trace_steps): admissions and gate waits are kept that far
+
 
 class SimulationError(ValueError):
     """The configuration cannot serve this workload; `field` names the input to change."""
@@ -162,6 +164,11 @@ class Engine:
         self.step_tokens: list[dict[int, int]] | None = [] if trace_steps else None
         self.step_preempted: list[list[int]] = []
         self._preempted_now: list[int] = []
+        # For the step log, over the first ADMISSION_LOG_STEPS steps: step -> [(request, prompt tokens)] admitted, and
+        # step -> (request, tokens, blocks its whole sequence needs, blocks free) for a head of the queue held back
+        # by the full-prompt gate.
+        self.admitted: dict[int, list[tuple[int, int]]] = {}
+        self.held_back: dict[int, tuple[int, int, int, int]] = {}
         self._static_ctx = 0
         self._static_left = 0
         self._static_gen = 0
@@ -674,7 +681,10 @@ class Engine:
                 hit, idle = pool.cached_prefix(hashes)
                 base = hit * bs
             if full_isl and -(-tokens // bs) - hit > pool.available() - idle:
-                break  # vLLM's scheduler_reserve_full_isl: the whole sequence must fit, not only its first chunk
+                # vLLM's scheduler_reserve_full_isl: the whole sequence must fit, not only its first chunk
+                if self.steps < ADMISSION_LOG_STEPS:
+                    self.held_back[self.steps + 1] = (r, tokens, -(-tokens // bs) - hit, pool.available() - idle)
+                break
             k = tokens - base
             if 0 < threshold < k:
                 k = threshold
@@ -697,6 +707,8 @@ class Engine:
             comp[r] = base
             if cfg.prefix_caching:
                 self._register(r, base + k)
+            if self.steps < ADMISSION_LOG_STEPS:
+                self.admitted.setdefault(self.steps + 1, []).append((r, prompt[r]))
             ids.append(r)
             ks.append(k)
             budget -= k

@@ -134,8 +134,17 @@ def step_log(engine: Engine, steps: int) -> list[dict]:
     if len(after) < len(rows):
         after.append(engine.tokens_computed)
     return [{"step": i + 1, "end_s": round(end, 9), "duration_s": round(dt, 9), "waiting": waiting, "running": running,
-             "kv_blocks_used": used, "tokens": done - before}
+             "kv_blocks_used": used, "tokens": done - before,
+             "admitted": [{"request": r, "prompt_tokens": p} for r, p in engine.admitted.get(i + 1, ())],
+             "held_back": _held_back(engine.held_back.get(i + 1))}
             for i, ((end, waiting, running, used, dt, before), done) in enumerate(zip(rows, after, strict=True))]
+
+
+def _held_back(row: tuple[int, int, int, int] | None) -> dict | None:
+    if row is None:
+        return None
+    request, tokens, needed, free = row
+    return {"request": request, "tokens": tokens, "blocks_needed": needed, "blocks_free": free}
 
 
 def invariants(stats_list: list[dict], area: float, summary: dict) -> dict:

@@ -1,7 +1,10 @@
 // Continuous batching, one engine step at a time: the engine simulation's own step log (trace_steps) replayed —
 // who runs, who waits, the token budget each step spends and the KV blocks it holds.
+import type { ReactNode } from "react";
 import { fmtNum, fmtSeconds, useSimulation } from "../areas/lab/lib";
+import type { SimulatorResults } from "../areas/lab/lib";
 import { Block, Frame, Legend, linear, PlayButton, Slider, usePlayer, type Params } from "./kit";
+import "./diagrams.css";  // also when the Lab shows a replay outside a chapter's diagrams
 import { Value } from "./memory";
 
 export const STEPPER_STEPS = 60;
@@ -18,30 +21,51 @@ export function stepperBody(params: Params) {
   };
 }
 
-export function BatchingStepper({ params }: { params: Params }) {
-  const { data, error } = useSimulation("engine", stepperBody(params));
-  const log = data?.step_log ?? [];
+type StepRow = NonNullable<SimulatorResults["engine"]["step_log"]>[number];
+
+/** What the scheduler did in one step, in words: who was admitted, and who waits for the whole prompt to fit. */
+function StepEvents({ row }: { row: StepRow }) {
+  return (
+    <>
+      {row.admitted.length > 0 && (
+        <span data-testid="step-admitted">
+          {" "}Admitted: {row.admitted.map((a) => `#${a.request} (${fmtNum(a.prompt_tokens)}-token prompt)`).join(", ")}.
+        </span>
+      )}
+      {row.held_back && (
+        <span data-testid="step-held-back">
+          {" "}Request #{row.held_back.request} ({fmtNum(row.held_back.tokens)} tokens) waits: its whole prompt needs
+          {" "}{fmtNum(row.held_back.blocks_needed)} KV blocks and {fmtNum(row.held_back.blocks_free)} are free
+          (scheduler_reserve_full_isl).
+        </span>
+      )}
+    </>
+  );
+}
+
+/** One engine's step log, replayed: the batch and queue, the budget spent, the KV blocks held, what the step did. */
+export function StepReplay({ log, budget, blocks, frame }: {
+  log: StepRow[]; budget: number; blocks: number;
+  frame: (parts: { controls: ReactNode; numbers: ReactNode; picture: ReactNode }) => ReactNode;
+}) {
   const player = usePlayer(Math.max(log.length, 1), 400, "first");
   const row = log[Math.min(player.step, log.length - 1)];
-  const budget = Number(params.max_num_batched_tokens);
-  const blocks = data?.kv_cache.blocks_per_replica ?? 1;
   const slots = Math.max(...log.map((r) => r.running + r.waiting), 1);
   const sw = Math.min(36, 560 / slots);
   const bar = linear(0, 1, 0, 460);
-  return (
-    <Frame name="batching-stepper" params={params} error={error?.message}
-      controls={<>
-        <Slider label="Engine step" value={player.step} min={0} max={Math.max(log.length - 1, 0)}
-          onChange={player.setStep} format={(v) => `${v + 1} of ${log.length}`} />
-        <PlayButton player={player} label="Run the scheduler" />
-      </>}
-      legend={<Legend items={[{ concept: "decode", label: "request in the batch" }, { concept: "idle", label: "request waiting" },
-        { concept: "prefill", label: "tokens computed this step" }, "kv"]} />}
-      numbers={row && <>
-        step {row.step}: <Value value={row.running} text={`${row.running} running`} />, {row.waiting} waiting;
-        {" "}{fmtNum(row.tokens)} of {fmtNum(budget)} budget tokens in {fmtSeconds(row.duration_s)};
-        {" "}KV {fmtNum(row.kv_blocks_used)} of {fmtNum(blocks)} blocks
-      </>}>
+  return frame({
+    controls: <>
+      <Slider label="Engine step" value={player.step} min={0} max={Math.max(log.length - 1, 0)}
+        onChange={player.setStep} format={(v) => `${v + 1} of ${log.length}`} />
+      <PlayButton player={player} label="Run the scheduler" />
+    </>,
+    numbers: row && <>
+      step {row.step}: <Value value={row.running} text={`${row.running} running`} />, {row.waiting} waiting;
+      {" "}{fmtNum(row.tokens)} of {fmtNum(budget)} budget tokens in {fmtSeconds(row.duration_s)};
+      {" "}KV {fmtNum(row.kv_blocks_used)} of {fmtNum(blocks)} blocks.
+      <StepEvents row={row} />
+    </>,
+    picture: (
       <svg viewBox="0 0 600 130" role="img" aria-label={row ? `Step ${row.step}: ${row.running} running, ${row.waiting} waiting` : "Engine steps"}
         data-testid="diagram-svg" data-step={row?.step ?? 0}>
         <text x={0} y={12}>batch and queue</text>
@@ -57,6 +81,21 @@ export function BatchingStepper({ params }: { params: Params }) {
         {row && <Block concept="kv" x={120} y={86} width={bar(row.kv_blocks_used / blocks)} height={16} title={`${row.kv_blocks_used} blocks`} />}
         {row && <text x={0} y={124}>t = {fmtSeconds(row.end_s)}</text>}
       </svg>
-    </Frame>
+    ),
+  });
+}
+
+export const STEPPER_LEGEND = <Legend items={[{ concept: "decode", label: "request in the batch" }, { concept: "idle", label: "request waiting" },
+  { concept: "prefill", label: "tokens computed this step" }, "kv"]} />;
+
+export function BatchingStepper({ params }: { params: Params }) {
+  const { data, error } = useSimulation("engine", stepperBody(params));
+  return (
+    <StepReplay log={data?.step_log ?? []} budget={Number(params.max_num_batched_tokens)} blocks={data?.kv_cache.blocks_per_replica ?? 1}
+      frame={({ controls, numbers, picture }) => (
+        <Frame name="batching-stepper" params={params} error={error?.message} controls={controls} legend={STEPPER_LEGEND} numbers={numbers}>
+          {picture}
+        </Frame>
+      )} />
   );
 }

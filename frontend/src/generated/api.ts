@@ -3159,9 +3159,25 @@ export interface components {
             kv_blocks_used: number;
             /** @description Prompt and output tokens computed in the step */
             tokens: number;
+            admitted: components["schemas"]["EngineStepAdmission"][];
+            /** @description The head of the queue, waiting because its whole prompt does not fit yet although its first chunk may (scheduler_reserve_full_isl); null when nothing was held back */
+            held_back: components["schemas"]["EngineStepHeldBack"] | null;
             step: number;
             /** Format: double */
             duration_s: number;
+        };
+        EngineStepAdmission: {
+            /** @description The request's index in the workload */
+            request: number;
+            prompt_tokens: number;
+        };
+        EngineStepHeldBack: {
+            /** @description Its whole sequence: prompt (+ output so far, after a preemption) */
+            tokens: number;
+            /** @description Blocks for the whole sequence, after prefix-cache hits */
+            blocks_needed: number;
+            request: number;
+            blocks_free: number;
         };
         EngineVerdict: {
             simulated: boolean;

@@ -4,6 +4,9 @@ import { api, ApiError } from "../../../lib/api";
 import { useAuth } from "../../../lib/auth";
 import { ModelGpuPicker, NumberInput, SelectInput } from "../form";
 import { modelChoice, num, ROUTERS, useQueryState, VLLM_DEFAULTS } from "../lib";
+import type { SimulatorResults } from "../lib";
+import { PatternDefs } from "../../../diagrams/kit";
+import { STEPPER_LEGEND, StepReplay } from "../../../diagrams/stepper";
 import { Histogram, TimeSeries } from "../charts";
 
 interface Stats { p50: number; p90: number; p99: number; mean: number }
@@ -14,6 +17,7 @@ export interface EngineResult {
   goodput: { requests_per_s: number; fraction: number };
   preemptions: number; prefix_cache_hit_rate: number; steps: number; mean_batch_size: number;
   kv_cache: { blocks_per_replica: number; capacity_tokens_per_replica: number };
+  step_log?: SimulatorResults["engine"]["step_log"];
   cost: { gpus: number; usd_per_million_output_tokens: number };
   invariants: { tokens_conserved: boolean; all_finished: boolean; littles_law: { ok: boolean; relative_error: number } };
   series: { t_s: number[]; queue_depth: number[]; running: number[]; kv_usage: number[] };
@@ -32,6 +36,8 @@ const DEFAULTS = {
   ttft: "1", tpot: "0.1", seed: "0",
 };
 
+const REPLAYED_STEPS = 120;  // the first engine's first steps come back with the result, to step through
+
 function engineBody(v: Record<string, string>): Record<string, unknown> {
   const n = (k: string) => num(v[k], 0);
   const body: Record<string, unknown> = {
@@ -43,6 +49,7 @@ function engineBody(v: Record<string, string>): Record<string, unknown> {
     scheduler_reserve_full_isl: v.scheduler_reserve_full_isl === "true",
     block_size: n("block_size"), gpu_memory_utilization: n("gpu_memory_utilization"),
     slo: { ttft_s: n("ttft"), tpot_s: n("tpot") },
+    trace_steps: REPLAYED_STEPS,
     workload: {
       arrival_rate_per_s: n("rate"), num_requests: n("num_requests"),
       prompt_tokens: { dist: "lognormal", mean: n("prompt"), sigma: 0.5 },
@@ -169,12 +176,12 @@ export default function EngineArea() {
         </div>
       )}
       {error && <p role="alert" className="lab-error">{error.message}</p>}
-      {result && <div aria-busy={busy} className={busy ? "lab-updating" : undefined}><EngineReport r={result} /></div>}
+      {result && <div aria-busy={busy} className={busy ? "lab-updating" : undefined}><EngineReport r={result} budget={num(v.max_num_batched_tokens, 8192)} /></div>}
     </section>
   );
 }
 
-export function EngineReport({ r }: { r: EngineResult }) {
+export function EngineReport({ r, budget }: { r: EngineResult; budget?: number }) {
   return (
     <div data-testid="engine-result">
       <table>
@@ -206,6 +213,20 @@ export function EngineReport({ r }: { r: EngineResult }) {
           { label: "KV usage", color: "var(--c-kv)", values: r.series.kv_usage },
         ]} />
       </div>
+      {r.step_log && r.step_log.length > 0 && (
+        <StepReplay log={r.step_log} budget={budget ?? Math.max(...r.step_log.map((row) => row.tokens), 1)}
+          blocks={r.kv_cache.blocks_per_replica}
+          frame={({ controls, numbers, picture }) => (
+            <section className="diagram-live" data-testid="engine-steps" aria-label="The first engine steps">
+              <PatternDefs />
+              <h3>The first {r.step_log?.length} steps, as the scheduler ran them</h3>
+              <div className="diagram-controls">{controls}</div>
+              {picture}
+              {STEPPER_LEGEND}
+              <p className="diagram-numbers" aria-live="polite" data-testid="diagram-numbers">{numbers}</p>
+            </section>
+          )} />
+      )}
     </div>
   );
 }
