@@ -45,7 +45,9 @@ DIAGRAMS: dict[str, dict] = {
         "title": "Continuous batching, step by step", "lab": "engine",
         "caption": "Each engine step the scheduler spends a token budget on the running requests and admits waiting ones while KV blocks last.",
         "params": {"model": MODEL, "gpu": GPU, "max_num_batched_tokens": _int(2048, 16, 131_072), "max_num_seqs": _int(32, 1, 1024),
-                   "num_requests": _int(24, 1, 200), "arrival_rate_per_s": _int(20, 1, 1000)},
+                   "num_requests": _int(24, 1, 200), "arrival_rate_per_s": _int(20, 1, 1000),
+                   "long_prefill_token_threshold": _int(0, 0, 131_072),
+                   "scheduler_reserve_full_isl": _choice("true", ("true", "false"))},
     },
     "prefill-decode": {
         "title": "Prefill, then decode", "lab": "step-time",

@@ -14,6 +14,8 @@ export function stepperBody(params: Params) {
   return {
     model: params.model, gpu: params.gpu, max_num_batched_tokens: params.max_num_batched_tokens,
     max_num_seqs: params.max_num_seqs, trace_steps: STEPPER_STEPS,
+    long_prefill_token_threshold: params.long_prefill_token_threshold,
+    scheduler_reserve_full_isl: params.scheduler_reserve_full_isl === "true",
     workload: {
       num_requests: params.num_requests, arrival_rate_per_s: params.arrival_rate_per_s,
       prompt_tokens: { dist: "uniform", low: 200, high: 3000 }, output_tokens: { dist: "uniform", low: 16, high: 64 },
