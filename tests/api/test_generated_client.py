@@ -3,7 +3,7 @@
 The schema is fetched from a running server, validated as OpenAPI, and turned into a Python package by
 openapi-python-client (no warnings allowed) in a temporary folder. Then a scripted flow goes through that client
 only: register without cookies, token, read a chapter, search, answer a numeric question, review flashcards (one
-review replayed), call simulators with typed answers, run a sweep to completion, and read an error as ErrorBody.
+review replayed), export them and import the file back as a job polled to done, call simulators with typed answers, run a sweep to completion, and read an error as ErrorBody.
 """
 
 import importlib
@@ -104,6 +104,7 @@ def test_a_consumer_flow_through_the_generated_client(api, served):
         read_a_chapter_and_search(client, models)
         answer_a_numeric_question(client, models)
         review_flashcards(client, models)
+        export_and_import_back_as_a_job(client, models)
         simulate(client, models)
         sweep_and_poll(client, models)
         errors_are_typed(client, models)
@@ -174,6 +175,42 @@ def review_flashcards(client, models):
     from apps.flashcards.models import ReviewLog
 
     assert ReviewLog.objects.filter(user__username="consumer").count() == len(due.cards)
+
+
+def _format_arg(endpoint, models, value: str) -> dict:
+    """The `format` query parameter as the generator spells it: its own name (an underscore added) and enum."""
+    name = next(name for name in inspect.signature(endpoint.sync_detailed).parameters if name.startswith("format"))
+    enum = getattr(models, "".join(part.title() for part in endpoint.__name__.rsplit(".", 1)[1].split("_")) + "Format")
+    return {name: enum(value)}
+
+
+def export_and_import_back_as_a_job(client, models):
+    """The learner's JSON export, sent back as an import job and polled until done: the collection is the same."""
+    from apps.flashcards.models import ReviewLog, UserCard
+
+    held = (UserCard.objects.filter(user__username="consumer").count(),
+            ReviewLog.objects.filter(user__username="consumer").count())
+    export = load("api.flashcards.flashcards_export_retrieve")
+    exported = export.sync_detailed(client=client, **_format_arg(export, models, "json"))
+    assert exported.status_code == 200 and exported.content.startswith(b"{")
+
+    import io
+
+    types = load("types")
+    create, retrieve = load("api.flashcards.flashcards_imports_create"), load("api.flashcards.flashcards_imports_retrieve")
+    sent = create.sync_detailed(client=client, body=types.File(payload=io.BytesIO(exported.content),
+                                                               mime_type="application/octet-stream"),
+                                **_format_arg(create, models, "json"))
+    assert sent.status_code == 202, sent.content
+    job = sent.parsed
+    deadline = time.monotonic() + 60
+    while (status := str(getattr((polled := retrieve.sync(job_id=job.id, client=client)).status, "value",
+                                 polled.status))) in ("queued", "running"):
+        assert time.monotonic() < deadline, polled.to_dict()
+        time.sleep(0.3)
+    assert status == "done" and polled.progress == 1, polled.to_dict()
+    assert (UserCard.objects.filter(user__username="consumer").count(),
+            ReviewLog.objects.filter(user__username="consumer").count()) == held
 
 
 def _models_in(annotation, endpoint) -> list[type]:

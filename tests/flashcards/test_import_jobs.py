@@ -81,6 +81,28 @@ def test_a_refused_file_fails_the_job_naming_the_field_and_imports_nothing(conte
     assert broken["status"] == "failed" and "file" in broken["error"]["fields"]
 
 
+def test_a_zstd_bomb_sent_as_a_job_fails_it_without_being_unpacked(content, learner_client):
+    """1 GiB of zeros in a few kilobytes, as an Anki package's collection: refused at the unpacking limit, in bounded
+    memory, naming the file; the learner's collection is untouched."""
+    import tracemalloc
+
+    from tests.flashcards.test_anki_import import _zip, _zstd_bomb
+
+    body = _zip(meta=b"\x08\x03", collection_anki21b=_zstd_bomb(1 << 30))
+    response = send(learner_client, body)
+    assert response.status_code == 202 and len(body) < 100_000
+    tracemalloc.start()
+    try:
+        done = run(learner_client, response.json()["id"])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert done["status"] == "failed" and "file" in done["error"]["fields"], done
+    assert "too large once unpacked (at most 64 MB)" in done["error"]["detail"]
+    assert peak < 200 * 2**20, f"{peak / 2**20:.0f} MiB held while refusing the bomb"
+    assert not OwnNote.objects.filter(user=learner_client.user) and not UserCard.objects.filter(user=learner_client.user)
+
+
 @pytest.mark.parametrize("query, body, field", [
     ("format=xml", b"x", "format"),
     ("", b"x", "format"),
