@@ -1,14 +1,17 @@
 """Flashcard import at the 20 MB limit, as a background job, and the streamed JSON export of what it imported: CPU
 time, peak Python allocations and peak RSS.
 
-Run: .venv/bin/python benchmarks/bench_import.py [--tracemalloc]   (target: peak RSS growth < 100 MB at the limit,
-for the import and for the export)
+Also a 3.4 MB Anki package made by Anki (3,000 notes, 6,000 reviews), imported as a job for a fresh learner.
+
+Run: .venv/bin/python benchmarks/bench_import.py [--tracemalloc] [--mb 44]   (target: peak RSS growth < 100 MB at
+the limit, for the import and for the export; --mb sets the file's size, 20 MB by default: a learner's own 44 MB
+export must import back, as a job takes JSON up to 100 MB)
 Uses DATABASE_URL when set (the bench user and its cards are removed afterwards), otherwise a fresh SQLite file
 in a temporary folder. Migrates first. Writes a 20 MB export (20,000 cards, with reviews to fill the size). A fresh
 child process sends it to the import endpoint (the request only stores it: its own time is printed) and runs the
 job as a worker does (apps.flashcards.interchange.jobs.import_job_run); a second child reads the JSON export of
 the imported collection through the API, chunk by chunk as a client would. Each reports wall and CPU seconds,
-ru_maxrss before and after, and with --tracemalloc the peak of Python allocations (tracing slows the work several
+resident memory before and its peak after (VmRSS, VmHWM), and with --tracemalloc the peak of Python allocations (tracing slows the work several
 times over, so its CPU figure is not the real one).
 """
 
@@ -56,14 +59,14 @@ def review(index: int) -> dict:
             "duration_ms": 4200, "state_before": 2, "state_after": 2, "before": SNAPSHOT, "after": {"state": 2}}
 
 
-def build_file(path: Path) -> tuple[int, int]:
+def build_file(path: Path, limit: int = LIMIT) -> tuple[int, int]:
     """An export of CARDS cards with as many reviews as fit under the limit; returns (bytes, reviews)."""
     cards = [{"source_type": "question", "source_id": SOURCE_BASE + i, "added_at": "2026-01-01T00:00:00Z",
               **SNAPSHOT, "reviews": []} for i in range(CARDS)]
     body = {"format": "llmkit-flashcards", "version": 1, "exported_at": "2026-03-01T00:00:00Z", "cards": cards}
     base = len(json.dumps(body))
     per_review = len(json.dumps(review(10**9))) + 2
-    total = (LIMIT - base - 1024) // per_review
+    total = (limit - base - 1024) // per_review
     for n in range(total):
         cards[n % CARDS]["reviews"].append(review(n))
     data = json.dumps(body).encode()
@@ -71,21 +74,65 @@ def build_file(path: Path) -> tuple[int, int]:
     return len(data), total
 
 
+APKG_NOTES = 3_000
+
+
+def build_apkg(path: Path) -> tuple[int, int]:
+    """An Anki package made by Anki itself (the `anki` package): APKG_NOTES basic notes of about 1,400 random
+    characters (so zstd cannot shrink them much), each answered twice; returns (bytes, reviews)."""
+    import random
+    import string
+
+    from anki import collection as anki_collection
+    from anki.scheduler.v3 import CardAnswer
+
+    rng = random.Random(0)
+    letters = string.ascii_letters + string.digits
+    col = anki_collection.Collection(str(path.with_suffix(".anki2")))
+    try:
+        deck, basic = col.decks.id("Bench"), col.models.by_name("Basic")
+        for i in range(APKG_NOTES):
+            note = col.new_note(basic)
+            note["Front"] = f"Q{i} " + "".join(rng.choices(letters, k=700))
+            note["Back"] = "".join(rng.choices(letters, k=700))
+            col.add_note(note, deck)
+            for rating in (CardAnswer.GOOD, CardAnswer.EASY):
+                card = note.cards()[0]
+                card.start_timer()
+                col.sched.answer_card(col.sched.build_answer(card=card, states=col._backend.get_scheduling_states(
+                    card.id), rating=rating))
+        col.export_anki_package(out_path=str(path), limit=None, options=anki_collection.ExportAnkiPackageOptions(
+            with_scheduling=True, with_deck_configs=False, with_media=False, legacy=False))
+        return path.stat().st_size, col.db.scalar("select count() from revlog")
+    finally:
+        col.close()
+
+
+def memory_kb(field: str) -> int:
+    """This process's resident set now (VmRSS) or at its peak (VmHWM), in kB. Not ru_maxrss: that one survives fork
+    and exec, so a child would start at its parent's peak and hide its own growth below it."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # no /proc: the less exact figure
+
+
 def measure(step: str, arg: str, trace: bool) -> None:
-    """Child process: one step ("request": send the file at arg; "job": run job arg as a worker; "export": read the
-    export); prints a JSON line of figures. Each step in its own process, so each peak RSS is its own."""
+    """Child process: one step ("request" / "request-apkg": send the file at arg; "job": run job arg as a worker;
+    "export": read the export); prints a JSON line of figures. Each step in its own process, so each peak RSS is its own."""
     from apps.flashcards.interchange.jobs import import_job_run
 
     user = get_user_model().objects.get(username=USERNAME)
     client = Client()
     client.force_login(user)
-    data = Path(arg).read_bytes() if step == "request" else b""
-    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    data = Path(arg).read_bytes() if step.startswith("request") else b""
+    rss_before = memory_kb("VmRSS")
     if trace:
         tracemalloc.start()
     cpu, wall = time.process_time(), time.perf_counter()
-    if step == "request":
-        response = client.post("/api/v1/flashcards/imports/?format=json", data=data,
+    if step in ("request", "request-apkg"):
+        fmt = "apkg" if step == "request-apkg" else "json"
+        response = client.post(f"/api/v1/flashcards/imports/?format={fmt}", data=data,
                                content_type="application/octet-stream")
         status, answer = response.status_code, response.json()["id"]
     elif step == "job":
@@ -98,7 +145,7 @@ def measure(step: str, arg: str, trace: bool) -> None:
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     peak = tracemalloc.get_traced_memory()[1] if trace else 0
     tracemalloc.stop()
-    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_after = memory_kb("VmHWM")
     print(json.dumps({"status": status, "answer": answer, "cpu_s": cpu, "wall_s": wall,
                       "tracemalloc_peak_mb": peak / 2**20, "rss_before_mb": rss_before / 1024,
                       "rss_after_mb": rss_after / 1024}))
@@ -123,7 +170,7 @@ def report(name: str, figures: dict, trace: bool, ok: str) -> None:
     print(f"  target: RSS growth < 100 MB: {'PASS' if growth < 100 and str(figures['status']) == ok else 'FAIL'}")
 
 
-def main(trace: bool) -> None:
+def main(trace: bool, limit: int = LIMIT) -> None:
     call_command("migrate", verbosity=0)
     get_user_model().objects.get_or_create(username=USERNAME)
     Card.objects.filter(source_id__gte=SOURCE_BASE, source_id__lt=SOURCE_BASE + CARDS).delete()
@@ -132,12 +179,21 @@ def main(trace: bool) -> None:
     try:
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "export.json"
-            size, reviews = build_file(path)
+            size, reviews = build_file(path, limit)
             print(f"file: {size / 2**20:.1f} MiB, {CARDS} cards, {reviews} reviews; "
                   f"load: {os.getloadavg()[0]:.2f} (1-min average), {os.cpu_count()} CPUs")
             stored = child(["--measure", "request", str(path)], trace)
             imported = child(["--measure", "job", stored["answer"]], trace)
             exported = child(["--measure", "export", ""], trace)
+            # Built in a child of its own, so this process does not carry Anki's memory.
+            built = subprocess.run([sys.executable, __file__, "--build-apkg", str(Path(folder) / "bench.apkg")],
+                                   capture_output=True, text=True, check=True, timeout=600)
+            apkg_size, apkg_reviews = json.loads(built.stdout.strip().splitlines()[-1])
+            print(f"Anki package: {apkg_size / 2**20:.1f} MiB, {APKG_NOTES} notes, {apkg_reviews} reviews (made by Anki)")
+            get_user_model().objects.filter(username=USERNAME).delete()
+            get_user_model().objects.get_or_create(username=USERNAME)  # a fresh learner for the package
+            stored_apkg = child(["--measure", "request-apkg", str(Path(folder) / "bench.apkg")], trace)
+            imported_apkg = child(["--measure", "job", stored_apkg["answer"]], trace)
     finally:
         get_user_model().objects.filter(username=USERNAME).delete()
         Card.objects.filter(source_id__gte=SOURCE_BASE, source_id__lt=SOURCE_BASE + CARDS).delete()
@@ -145,10 +201,14 @@ def main(trace: bool) -> None:
            stored, trace, "202")
     report("import job (as a worker runs it)", imported, trace, "done")
     report("JSON export", exported, trace, "200")
+    report("Anki package import job (as a worker runs it)", imported_apkg, trace, "done")
 
 if __name__ == "__main__":
     tracing = "--tracemalloc" in sys.argv
     if len(sys.argv) >= 4 and sys.argv[1] == "--measure":
         measure(sys.argv[2], sys.argv[3], tracing)
+    elif len(sys.argv) >= 3 and sys.argv[1] == "--build-apkg":
+        print(json.dumps(build_apkg(Path(sys.argv[2]))))
     else:
-        main(tracing)
+        megabytes = int(sys.argv[sys.argv.index("--mb") + 1]) if "--mb" in sys.argv else LIMIT // 2**20
+        main(tracing, megabytes * 1024 * 1024)
