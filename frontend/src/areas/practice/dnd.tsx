@@ -1,6 +1,8 @@
 // Drag-and-drop inputs for ordering, matching and categorize questions. Mouse: HTML5 drag and drop.
-// Keyboard: focus an item, Space picks it up, arrows move it (number keys choose a bin), Space drops,
-// Escape cancels. Every move is announced through an aria-live region.
+// Touch (where HTML5 drag and drop does not reach) and mouse alike: tap an item to pick it up, then tap where it
+// goes (another item's place, or a bin); tap it again to put it down. Keyboard: focus an item, Space picks it up,
+// arrows move it (number keys choose a bin), Space drops, Escape cancels. Every move is announced through an
+// aria-live region.
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 
 function move<T>(list: T[], from: number, to: number): T[] {
@@ -38,6 +40,24 @@ export function SortableList({ items, onChange, labels, disabled, name }: {
 
   const position = (index: number) => (labels ? `next to “${labels[index]}”` : `position ${index + 1} of ${items.length}`);
 
+  function onTap(index: number) {
+    if (disabled) return;
+    const text = items[index];
+    if (grabbed === null) {
+      setGrabbed(index);
+      setBefore(items);
+      setMessage(`Picked up ${text}, ${position(index)}. Tap the place it goes.`);
+    } else if (grabbed === index) {
+      setGrabbed(null);
+      setMessage(`Put down ${text}, ${position(index)}.`);
+    } else {
+      const moved = items[grabbed];
+      setGrabbed(null);
+      onChange(move(items, grabbed, index));
+      setMessage(`Dropped ${moved}, ${position(index)}.`);
+    }
+  }
+
   function onKeyDown(event: KeyboardEvent<HTMLElement>, index: number) {
     if (disabled) return;
     const text = items[index];
@@ -74,7 +94,7 @@ export function SortableList({ items, onChange, labels, disabled, name }: {
 
   return (
     <div className="dnd">
-      <p className="muted dnd-help" id={`${name}-help`}>Drag with the mouse, or focus an item and press Space, the arrow keys, then Space.</p>
+      <p className="muted dnd-help" id={`${name}-help`}>Drag an item, or tap it and then tap where it goes; with the keyboard, focus it and press Space, the arrow keys, then Space.</p>
       <ol className={labels ? "dnd-list dnd-matching" : "dnd-list"} aria-describedby={`${name}-help`} data-testid={`${name}-list`}>
         {items.map((text, index) => (
           <li key={text} className="dnd-row">
@@ -90,6 +110,7 @@ export function SortableList({ items, onChange, labels, disabled, name }: {
               draggable={!disabled}
               data-testid="dnd-item"
               onKeyDown={(event) => onKeyDown(event, index)}
+              onClick={() => onTap(index)}
               onDragStart={(event) => { dragFrom.current = index; event.dataTransfer.setData("text/plain", text); event.dataTransfer.effectAllowed = "move"; }}
               onDragOver={(event) => { event.preventDefault(); event.dataTransfer.dropEffect = "move"; }}
               onDrop={(event) => {
@@ -132,11 +153,13 @@ export function BinSorter({ items, bins, placement, onChange, disabled }: {
     }
   });
 
-  function place(item: string, bin: string | null) {
+  /** `keepFocus`: the keyboard's moves keep focus on the item; a tap does not move focus (nor scroll the page
+   * under the finger). */
+  function place(item: string, bin: string | null, keepFocus = true) {
     const next = { ...placement };
     if (bin === null) delete next[item];
     else next[item] = bin;
-    focusText.current = item;
+    if (keepFocus) focusText.current = item;
     onChange(next);
   }
 
@@ -174,6 +197,29 @@ export function BinSorter({ items, bins, placement, onChange, disabled }: {
     }
   }
 
+  function onTapItem(event: React.MouseEvent, item: string) {
+    event.stopPropagation();  // not also a tap on the bin around it
+    if (disabled) return;
+    const bin = placement[item] ?? null;
+    if (grabbed === item) {
+      setGrabbed(null);
+      setMessage(`Put down ${item} in ${bin ?? "Unsorted"}.`);
+    } else if (grabbed !== null && (placement[grabbed] ?? null) !== bin) {
+      onTapBin(bin, bin ?? "Unsorted");  // a tap on an item of another bin is a tap on that bin
+    } else {
+      setGrabbed(item);
+      setMessage(`Picked up ${item}. Tap the bin it goes in.`);
+    }
+  }
+
+  function onTapBin(bin: string | null, label: string) {
+    if (disabled || grabbed === null) return;
+    const item = grabbed;
+    setGrabbed(null);
+    place(item, bin, false);
+    setMessage(`Dropped ${item} in ${label}.`);
+  }
+
   const chip = (item: string) => (
     <span
       key={item}
@@ -186,6 +232,7 @@ export function BinSorter({ items, bins, placement, onChange, disabled }: {
       draggable={!disabled}
       data-testid="dnd-item"
       onKeyDown={(event) => onKeyDown(event, item)}
+      onClick={(event) => onTapItem(event, item)}
       onDragStart={(event) => { event.dataTransfer.setData("text/plain", item); event.dataTransfer.effectAllowed = "move"; }}
     >
       <span aria-hidden="true" className="dnd-grip">⠿</span> {item}
@@ -195,10 +242,11 @@ export function BinSorter({ items, bins, placement, onChange, disabled }: {
   const zone = (bin: string | null, label: string, index?: number) => (
     <div
       key={label}
-      className="dnd-bin"
+      className={`dnd-bin${grabbed !== null ? " dnd-target" : ""}`}
       data-testid={bin === null ? "bin-unsorted" : `bin-${index! + 1}`}
       aria-label={label}
       role="group"
+      onClick={() => onTapBin(bin, label)}
       onDragOver={(event) => { event.preventDefault(); event.dataTransfer.dropEffect = "move"; }}
       onDrop={(event) => {
         event.preventDefault();
@@ -216,7 +264,7 @@ export function BinSorter({ items, bins, placement, onChange, disabled }: {
 
   return (
     <div className="dnd">
-      <p className="muted dnd-help">Drag each item into a bin, or focus it, press Space, a number key (or arrows) for the bin, then Space.</p>
+      <p className="muted dnd-help">Drag each item into a bin, or tap it and then tap its bin; with the keyboard, focus it, press Space, a number key (or arrows) for the bin, then Space.</p>
       <div className="dnd-bins">
         {zone(null, "Unsorted")}
         {bins.map((bin, index) => zone(bin, bin, index))}
