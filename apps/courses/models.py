@@ -89,4 +89,5 @@ class ChapterProgress(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name_plural = "chapter progress"
         constraints = [models.UniqueConstraint(fields=["user", "chapter"], name="unique_progress_per_chapter")]

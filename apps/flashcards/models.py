@@ -257,6 +257,9 @@ class SrsSettings(models.Model):
     parameters = models.JSONField(default=list, blank=True, help_text="21 FSRS-6 weights; empty = defaults")
     daily_goal = models.PositiveIntegerField(default=50, help_text="Reviews a day to aim for; 0: no goal")
 
+    class Meta:
+        verbose_name = verbose_name_plural = "SRS settings"
+
 
 class DeckPreset(models.Model):
     """A named set of deck options, as Anki's option presets: daily limits and the scheduling of the cards of the

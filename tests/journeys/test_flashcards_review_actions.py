@@ -92,8 +92,9 @@ def test_flag_note_time_goal_undo_bury_and_suspend_during_review(site, desktop):
     first.refresh_from_db()
     assert not first.suspended
 
-    for done in (1, 2):  # two Good reviews reach the goal
-        page.keyboard.press("Space")
+    for done, reveal in ((1, "Enter"), (2, "Space")):  # two Good reviews reach the goal; Enter reveals as Space does
+        page.keyboard.press(reveal)
+        expect(page.get_by_test_id("card-back")).to_be_visible()
         page.keyboard.press("3")
         expect(page.get_by_test_id("queue-progress")).to_contain_text(f"Reviewed {done}")
     expect(page.get_by_test_id("daily-goal")).to_contain_text("Today 2 / 2 — goal reached")

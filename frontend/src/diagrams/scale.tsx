@@ -1,6 +1,6 @@
 // Scale and cost diagrams: speculative decoding, tensor-parallel all-reduce, MoE load, the cost of a million tokens.
 import { useState } from "react";
-import { fmtBytes, fmtNum, fmtSeconds, useCatalog, useSimulation } from "../areas/lab/lib";
+import { fmtBytes, fmtNum, fmtSeconds, limitingFactor, useCatalog, useSimulation } from "../areas/lab/lib";
 import { Block, Frame, Legend, linear, PlayButton, POW2, Slider, StepSlider, usePlayer, type Params } from "./kit";
 import { Value } from "./memory";
 
@@ -128,7 +128,7 @@ export function TokenCost({ params }: { params: Params }) {
       legend={<Legend items={[{ concept: "weights", label: "GPU-hours bought" }, { concept: "prefill", label: "per million tokens (prompt + output)" }, { concept: "decode", label: "per million output tokens" }]} />}
       numbers={data && <>
         {data.gpus} × {data.gpu.name} at ${fmtNum(data.price_per_gpu_hour_usd)}/h = ${fmtNum(data.usd_per_hour)}/h for {fmtNum(Math.round(tokensPerHour))} tokens/h:
-        {" "}<Value value={perM} text={`$${fmtNum(perM)}`} /> per million tokens (limited by {data.limiting_factor.replace("_", " ")})
+        {" "}<Value value={perM} text={`$${fmtNum(perM)}`} /> per million tokens (limited by {limitingFactor(data.limiting_factor)})
       </>}>
       <svg viewBox="0 0 600 110" role="img" aria-label="Cost per million tokens" data-testid="diagram-svg">
         <text x={0} y={20}>$/hour</text>

@@ -168,6 +168,11 @@ function DeckList() {
 
 interface UndoEntry { kind: "review" | "suspend" | "bury"; cardId: number; reviewId?: string; rating?: number; durationMs?: number }
 
+/** Space or Enter shows the answer, as in Anki; Enter on a button or link keeps doing what that control does. */
+function revealKey(event: KeyboardEvent): boolean {
+  return event.key === " " || (event.key === "Enter" && !["BUTTON", "A", "SUMMARY"].includes((event.target as HTMLElement).tagName));
+}
+
 function seconds(ms: number): string { return `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`; }
 
 function Review() {
@@ -277,7 +282,7 @@ function Review() {
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "z") { event.preventDefault(); void undo(); }
       else if (event.ctrlKey || event.metaKey || event.altKey) return;
       else if (event.shiftKey && flagKey && card) { event.preventDefault(); void flag(Number(flagKey[1])); }
-      else if (event.key === " " && card && !revealed) { event.preventDefault(); setRevealed(true); }
+      else if (revealKey(event) && card && !revealed) { event.preventDefault(); setRevealed(true); }
       else if (revealed && ["1", "2", "3", "4"].includes(event.key)) { event.preventDefault(); void rate(Number(event.key)); }
       else if (event.key === "z") { event.preventDefault(); void undo(); }
       else if ((event.key === "b" || event.key === "-") && card) { event.preventDefault(); void hide("bury"); }
@@ -428,7 +433,7 @@ function Cram() {
   useLayoutEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (["INPUT", "TEXTAREA", "SELECT"].includes((event.target as HTMLElement).tagName) || event.ctrlKey || event.metaKey) return;
-      if (event.key === " " && card && !revealed) { event.preventDefault(); setRevealed(true); }
+      if (revealKey(event) && card && !revealed) { event.preventDefault(); setRevealed(true); }
       else if (revealed && event.key === "1") { event.preventDefault(); answer(false); }
       else if (revealed && event.key === "3") { event.preventDefault(); answer(true); }
     };

@@ -48,7 +48,7 @@ export default function RequestWalkPanel() {
     </>}>
       {data && !data.feasible && (
         <p className="lab-warning" role="status" data-testid="walk-infeasible">
-          Does not fit: {data.reason}{data.min_tensor_parallel ? ` Use at least tensor parallel ${data.min_tensor_parallel}.` : ""}
+          {/^Does not fit/.test(data.reason ?? "") ? "" : "Does not fit: "}{data.reason}{data.min_tensor_parallel ? ` Use at least tensor parallel ${data.min_tensor_parallel}.` : ""}
           {data.fix_weight_dtype ? ` Or ${data.fix_weight_dtype} weights.` : ""} The times below are what it would take if it ran.
         </p>
       )}

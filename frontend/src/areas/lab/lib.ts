@@ -36,6 +36,13 @@ export const ROUTERS: [string, string][] = routerEnumValues.map((r) => [r, r.rep
 /** vLLM's defaults the forms start from: vLLM v0.33.0, vllm/config/cache.py (CacheConfig.gpu_memory_utilization,
  * CacheConfig.DEFAULT_BLOCK_SIZE). The server's defaults are the same constants (apps/simulators/modeling/
  * vllm_defaults.py); tests/simulators/test_vllm_defaults.py checks that the two agree. */
+/** What bounds a capacity plan, in words (the API's limiting_factor codes). */
+export const LIMITING_FACTORS: Record<string, string> = {
+  ttft_slo: "the TTFT target (p99)", tpot_slo: "the TPOT target (p99)", kv_memory: "KV-cache memory",
+  max_utilization: "the utilisation cap (90 %)",
+};
+export const limitingFactor = (code: string) => LIMITING_FACTORS[code] ?? code.replaceAll("_", " ");
+
 export const VLLM_DEFAULTS = { gpu_memory_utilization: 0.92, block_size: 16 } as const;
 
 /** Lab state lives in the query string so every view is a shareable URL. */

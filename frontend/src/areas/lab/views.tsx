@@ -1,7 +1,7 @@
 // Result views shared by the main Lab and the single-tool panels.
 import { C, HBars, Plot, Roofline, StackedBar } from "./charts";
 import { Stat } from "./form";
-import { fmtBytes, fmtNum, fmtRange, fmtSeconds, type SimulatorResults } from "./lib";
+import { fmtBytes, fmtNum, fmtRange, fmtSeconds, limitingFactor, type SimulatorResults } from "./lib";
 
 export function MemoryView({ fit }: { fit: SimulatorResults["fit"] }) {
   const p = fit.per_gpu_bytes;
@@ -87,7 +87,7 @@ export function CostView({ cap }: { cap: SimulatorResults["capacity"] }) {
       <Stat label="Replicas × TP" value={`${cap.replicas} × ${cap.tp}`} />
       <Stat label="$ per hour" value={`$${cap.usd_per_hour.toFixed(2)}`} range={fmtRange(cap.usd_per_hour_range, (v) => `$${v.toFixed(2)}`)} />
       <Stat label="$ per million tokens" value={`$${cap.usd_per_million_tokens.toFixed(4)}`} range={fmtRange(cap.usd_per_million_tokens_range, (v) => `$${v.toFixed(4)}`)} />
-      <Stat label="Limiting factor" value={cap.limiting_factor} />
+      <Stat label="Limited by" value={limitingFactor(cap.limiting_factor)} />
     </dl>
   );
 }
