@@ -75,3 +75,12 @@ def test_every_lab_page_in_the_registry_draws_its_own_page(live_server, page, ca
         assert "No simulator called" not in page.content(), name
     page.goto(f"{live_server.url}/lab/warp-drive")
     expect(page.get_by_text("No simulator called “warp-drive”.")).to_be_visible()
+
+
+def test_the_serve_config_page_fits_a_desk_screen(live_server, page, catalog):
+    """Its one-line `vllm serve` command scrolls inside its box; the page itself stays as wide as the window."""
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto(f"{live_server.url}/lab/serve-config")
+    page.get_by_text("Command").first.wait_for()
+    page.locator(".lab-copy pre").first.wait_for()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1366

@@ -103,7 +103,7 @@ def test_ordering_by_keyboard_on_the_checks_page(live_server, page):
     ordering = Question.objects.get(kind="ordering")
     ordering.topics.add(Topic.objects.create(slug="drag-and-drop"))
     page.goto(f"{live_server.url}/practice/checks")
-    page.get_by_role("link", name="browser ordering").click()
+    page.get_by_role("link", name="The ordering prompt").click()
     page.get_by_test_id("dnd-item").first.wait_for()
     for target, text in enumerate(ORDER):
         current = items(page)

@@ -24,7 +24,8 @@ def checks(live_server):
 def test_an_ordering_is_answered_by_tapping_on_a_phone(checks, phone):
     page, _ = phone
     page.goto(f"{checks.url}/practice/checks")
-    page.get_by_role("link", name="browser ordering").tap()
+    page.get_by_role("link", name="The ordering prompt").tap()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Drag-and-drop check: ordering")  # not its slug
     page.get_by_test_id("dnd-item").first.wait_for()
     for target, text in enumerate(ORDER):
         position = items(page).index(text)
@@ -43,7 +44,7 @@ def test_an_ordering_is_answered_by_tapping_on_a_phone(checks, phone):
 def test_a_categorize_question_is_answered_by_tapping_item_then_bin_on_a_phone(checks, phone):
     page, _ = phone
     page.goto(f"{checks.url}/practice/checks")
-    page.get_by_role("link", name="browser categorize").tap()
+    page.get_by_role("link", name="The categorize prompt").tap()
     page.get_by_test_id("dnd-item").first.wait_for()
     check = page.get_by_role("button", name="Check answer")
     expect(check).to_be_disabled()  # nothing placed yet

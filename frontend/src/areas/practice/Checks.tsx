@@ -24,9 +24,8 @@ export function ChecksList() {
         <ul className="cards" data-testid="checks-list">
           {checks.map((check) => (
             <li key={check.id}>
-              <Link to={`/practice/checks/${check.id}`}>{check.slug.replace(/-/g, " ")}</Link>
+              <Link to={`/practice/checks/${check.id}`}>{firstLine(check.prompt_html)}</Link>
               <p className="muted">{KIND_LABELS[check.kind]} · {check.level}</p>
-              <p>{firstLine(check.prompt_html)}</p>
             </li>
           ))}
         </ul>
@@ -55,7 +54,7 @@ export function CheckPage() {
   return (
     <section className="runner" data-question-kind={question.kind}>
       <p><Link to="/practice/checks">← All checks</Link></p>
-      <h1>{question.slug.replace(/-/g, " ")}</h1>
+      <h1>Drag-and-drop check: {KIND_LABELS[question.kind].toLowerCase()}</h1>
       <Prompt question={question} />
       <QuestionInput key={`${question.id}-${attempt}`} question={question} disabled={result !== null} onSubmit={submit} error={error} />
       {result && (
