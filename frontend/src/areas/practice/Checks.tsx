@@ -19,7 +19,7 @@ export function ChecksList() {
   return (
     <section>
       <h1>Drag-and-drop checks</h1>
-      <p className="muted">Build the request path, sort concepts, diagnose the bottleneck, match the fix. Mouse or keyboard (Space, arrows or number keys, Space).</p>
+      <p className="muted">Build the request path, sort concepts, diagnose the bottleneck, match the fix. Drag, tap an item then its place, or use the keyboard (Space, arrows or number keys, Space).</p>
       {checks === null ? <p>Loading…</p> : (
         <ul className="cards" data-testid="checks-list">
           {checks.map((check) => (
