@@ -65,8 +65,12 @@ def test_practice_session_end_to_end(live_server, page):
         runner.wait_for()
         kind = runner.get_attribute("data-question-kind")
         if kind == "numeric":
-            page.get_by_label("Your answer").fill("17179869184")
-            page.get_by_label("Unit").select_option("B")
+            box = page.get_by_label("Your answer")
+            box.fill("16 XB")  # said, not a button that silently stays disabled
+            page.get_by_test_id("numeric-problem").wait_for()
+            assert "“XB” is not a unit for this answer" in page.get_by_test_id("numeric-problem").inner_text()
+            box.fill("17,179,869,184 B")  # a unit typed after the number counts as chosen (the list says GiB)
+            assert page.get_by_test_id("numeric-problem").count() == 0
         elif kind == "single_choice":
             page.get_by_label("PCIe latency").check()  # deliberately wrong: roofline becomes the weakest topic
         elif kind == "ordering":

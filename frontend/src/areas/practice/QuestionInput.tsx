@@ -34,6 +34,22 @@ export function QuestionChapters({ question }: { question: Question }) {
   );
 }
 
+/** The number typed, with a unit typed after it (“4 GB”, “1,024 tokens”) when there is one. `problem` says, in
+ * words, why it cannot be sent yet (never a button that just stays disabled). */
+export function readNumber(text: string, units: string[]): { value: number; unit: string | null; problem: string } {
+  const match = /^\s*([-+]?[\d.,_ ]*\d(?:[eE][-+]?\d+)?)\s*([^\d\s].*?)?\s*$/.exec(text);
+  if (!match) return { value: NaN, unit: null, problem: "Type a number, for example 16 or 16 GiB." };
+  const value = Number(match[1].replace(/[,_ ]/g, ""));
+  if (Number.isNaN(value)) return { value, unit: null, problem: `“${match[1].trim()}” is not a number.` };
+  const written = match[2];
+  if (!written) return { value, unit: null, problem: "" };
+  const unit = units.find((name) => name === written) ?? units.find((name) => name.toLowerCase() === written.toLowerCase());
+  if (unit === undefined) {
+    return { value, unit: null, problem: `“${written}” is not a unit for this answer; use ${units.filter(Boolean).join(", ")}.` };
+  }
+  return { value, unit, problem: "" };
+}
+
 export default function QuestionInput({ question, disabled, onSubmit, error }: {
   question: Question;
   disabled?: boolean;
@@ -54,6 +70,7 @@ export default function QuestionInput({ question, disabled, onSubmit, error }: {
   }, [question.id]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const units = useMemo(() => unitsLike(choices.unit ?? ""), [choices.unit]);
+  const typed = kind === "numeric" ? readNumber(value, units) : null;
 
   function answer(): Answer {
     switch (kind) {
@@ -61,7 +78,7 @@ export default function QuestionInput({ question, disabled, onSubmit, error }: {
       case "multiple_choice":
         return { selected };
       case "numeric":
-        return { value: Number(value.replace(/[,_\s]/g, "")), unit };
+        return { value: typed?.value ?? NaN, unit: typed?.unit ?? unit };
       case "ordering":
         return { order };
       case "categorize":
@@ -74,7 +91,7 @@ export default function QuestionInput({ question, disabled, onSubmit, error }: {
   }
 
   const ready =
-    kind === "numeric" ? value.trim() !== "" && !Number.isNaN(Number(value.replace(/[,_\s]/g, "")))
+    kind === "numeric" ? typed !== null && typed.problem === ""
     : kind === "single_choice" || kind === "multiple_choice" ? selected.length > 0
     : kind === "categorize" ? Object.keys(placement).length === (choices.items ?? []).length
     : true;
@@ -118,7 +135,9 @@ export default function QuestionInput({ question, disabled, onSubmit, error }: {
               {units.map((name) => <option key={name} value={name}>{name || "(no unit)"}</option>)}
             </select>
           </label>
-          <p id="numeric-help" className="muted">Any unit of the same kind is converted (GiB, GB or bytes; ms or s).</p>
+          <p id="numeric-help" className="muted">Any unit of the same kind is converted (GiB, GB or bytes; ms or s); a
+            unit typed after the number (“4 GB”) counts as chosen.</p>
+          {value.trim() !== "" && typed?.problem && <p className="error" role="alert" data-testid="numeric-problem">{typed.problem}</p>}
         </div>
       )}
       {kind === "ordering" && <SortableList name="ordering" items={order} onChange={setOrder} disabled={disabled} />}
