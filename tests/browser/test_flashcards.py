@@ -32,3 +32,6 @@ def test_add_deck_review_by_keyboard_undo_and_stats(live_server, page, content):
     expect(page.get_by_test_id("stats-summary")).to_contain_text("2 reviews in the last year")
     expect(page.get_by_test_id("heatmap").locator("rect[data-count='2']")).to_have_count(1)
     expect(page.get_by_test_id("forecast-chart")).to_be_visible()
+    expect(page.get_by_test_id("forecast-y-axis")).to_contain_text("0")  # the bars have a scale
+    expect(page.get_by_test_id("stats-summary")).to_contain_text("FSRS's prediction for the cards you have studied")
+    expect(page.get_by_test_id("retention-chart")).to_contain_text("no due card reviewed")  # day one: none came due

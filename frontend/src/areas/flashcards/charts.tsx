@@ -38,7 +38,8 @@ export function ForecastChart({ data }: { data: DayCount[] }) {
   const max = Math.max(1, ...data.map((d) => d.count));
   const width = 600;
   const height = 140;
-  const bar = width / data.length;
+  const axis = 34;  // room for the y values
+  const bar = (width - axis) / data.length;
   return (
     <figure>
       <svg role="img" aria-label="Cards due per day for the next 30 days" viewBox={`0 0 ${width} ${height + 16}`} width="100%"
@@ -46,14 +47,20 @@ export function ForecastChart({ data }: { data: DayCount[] }) {
         {data.map((d, i) => {
           const h = (height * d.count) / max;
           return (
-            <rect key={d.date} x={i * bar + 1} y={height - h} width={bar - 2} height={h} fill="var(--c-decode)">
+            <rect key={d.date} x={axis + i * bar + 1} y={height - h} width={bar - 2} height={h} fill="var(--c-decode)">
               <title>{`${d.date}: ${d.count} due`}</title>
             </rect>
           );
         })}
-        <line x1={0} x2={width} y1={height} y2={height} stroke="var(--border)" />
-        <text x={0} y={height + 13} fontSize={11} fill="var(--fg-soft)">today</text>
-        <text x={width} y={height + 13} fontSize={11} fill="var(--fg-soft)" textAnchor="end">+30 days (max {max})</text>
+        <line x1={axis} x2={width} y1={height} y2={height} stroke="var(--border)" />
+        <line x1={axis} x2={width} y1={0.5} y2={0.5} stroke="var(--border)" strokeDasharray="3 3" />
+        <g data-testid="forecast-y-axis" fontSize={11} fill="var(--fg-soft)" textAnchor="end">
+          <text x={axis - 4} y={10}>{max}</text>
+          <text x={axis - 4} y={height / 2 + 4}>{Number.isInteger(max / 2) ? max / 2 : (max / 2).toFixed(1)}</text>
+          <text x={axis - 4} y={height}>0</text>
+        </g>
+        <text x={axis} y={height + 13} fontSize={11} fill="var(--fg-soft)">today</text>
+        <text x={width} y={height + 13} fontSize={11} fill="var(--fg-soft)" textAnchor="end">+30 days (cards due a day)</text>
       </svg>
       <Legend items={[["--c-decode", "cards due"]]} />
     </figure>
@@ -77,13 +84,15 @@ export function RetentionChart({ data }: { data: Record<string, Retention> }) {
               <rect x={50 + (width - 200) * share} y={4} width={(width - 200) * (value.retention === null ? 1 : 1 - share)}
                 height={row - 8} fill="var(--c-waste)" fillOpacity={0.4} />
               <text x={width - 140} y={17} fontSize={12} fill="var(--fg)">
-                {value.retention === null ? "no reviews" : `${(share * 100).toFixed(1)}% of ${value.reviews}`}
+                {value.retention === null ? "no due card reviewed" : `${(share * 100).toFixed(1)}% of ${value.reviews}`}
               </text>
             </g>
           );
         })}
       </svg>
       <Legend items={[["--c-memory", "recalled (Hard/Good/Easy)"], ["--c-waste", "forgotten (Again)"]]} />
+      <figcaption className="muted">True retention counts the answers to cards that came back due for review (not new
+        cards, not learning steps): on the first day there are none yet.</figcaption>
     </figure>
   );
 }

@@ -505,7 +505,8 @@ function StatsPage() {
       <h2>Statistics</h2>
       <p data-testid="stats-summary">
         {total} reviews in the last year · streak {stats.streak} day{stats.streak === 1 ? "" : "s"} · average recall now{" "}
-        {stats.average_retrievability === null ? "—" : `${Math.round(stats.average_retrievability * 100)}%`}
+        {stats.average_retrievability === null ? "— (no card studied yet)"
+          : `${Math.round(stats.average_retrievability * 100)}% (FSRS's prediction for the cards you have studied; a card just learned starts near 100 %)`}
       </p>
       <p>Cards: {Object.entries(stats.card_counts).map(([k, v]) => `${k.replace("_", " ")} ${v}`).join(" · ")}</p>
       <h3>Reviews per day</h3>
