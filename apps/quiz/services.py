@@ -47,6 +47,8 @@ from apps.quiz.models import (
 SELF_RATING_SCORES = {"again": 0.0, "hard": 0.5, "good": 0.8, "easy": 1.0}
 LATE_SCORE_FACTOR = 0.5
 TOPICS_SHOWN = 3
+# Tags that say how a question is asked, not what it is about: scored in by_topic, never named a weak or strong topic.
+FORMAT_TOPICS = frozenset({"drag-and-drop"})
 LEVEL_ORDER: list[str] = [Level.CORE, Level.MID, Level.SENIOR, Level.STAFF]  # compared with plain level strings
 DEFAULT_SECONDS_PER_QUESTION = 120
 TOKEN_SALT = "apps.quiz.practice-session-token"
@@ -359,10 +361,11 @@ def practice_summary(*, session: PracticeSession) -> dict:
             levels.append({"level": str(level), "answered": len(group), "correct": sum(a.correct for a in group), "score": _mean([a.score for a in group])})
     # A topic is either weak or strong, never both: the weakest are the lowest-scoring ones below full marks, the
     # strongest the highest-scoring of the rest above zero.
-    ranked = sorted(topics, key=lambda t: (t["score"], t["topic"]))
+    subjects = [t for t in topics if t["topic"] not in FORMAT_TOPICS]
+    ranked = sorted(subjects, key=lambda t: (t["score"], t["topic"]))
     weakest = [t for t in ranked if t["score"] < 1][:TOPICS_SHOWN]
     weak = {t["topic"] for t in weakest}
-    strongest = [t for t in sorted(topics, key=lambda t: (-t["score"], t["topic"])) if t["topic"] not in weak and t["score"] > 0]
+    strongest = [t for t in sorted(subjects, key=lambda t: (-t["score"], t["topic"])) if t["topic"] not in weak and t["score"] > 0]
     summary = {
         "session": session.id,
         "mode": session.mode,

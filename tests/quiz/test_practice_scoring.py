@@ -65,3 +65,17 @@ def test_a_single_topic_is_listed_once(learner_client, chapters, value, weakest,
     report = learner_client.get(f"/api/v1/practice/sessions/{session['id']}/summary/").json()
     assert [t["topic"] for t in report["weakest_topics"]] == weakest
     assert [t["topic"] for t in report["strongest_topics"]] == strongest
+
+
+def test_a_format_tag_is_never_named_a_weak_or_strong_topic(learner_client, chapters):
+    """"drag-and-drop" says how a check is asked, not what it is about: it is scored, not offered as a topic to study."""
+    make_question("numeric", topics=["alpha", "drag-and-drop"], chapters=[chapters["kv"]])
+    make_question("numeric", level="mid", topics=["beta", "drag-and-drop"], chapters=[chapters["kv"]])
+    session = start(learner_client, mode="interview", size=2)
+    right, wrong = session["questions"]
+    answer(learner_client, session["id"], {"question": right["id"], "answer": {"value": "16 GiB"}, "duration_ms": 1_000})
+    answer(learner_client, session["id"], {"question": wrong["id"], "answer": {"value": "1 GiB"}, "duration_ms": 1_000})
+    report = learner_client.get(f"/api/v1/practice/sessions/{session['id']}/summary/").json()
+    assert "drag-and-drop" in {t["topic"] for t in report["by_topic"]}
+    named = {t["topic"] for t in report["weakest_topics"] + report["strongest_topics"]}
+    assert named == {"alpha", "beta"}
