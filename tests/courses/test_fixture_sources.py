@@ -1,6 +1,8 @@
 """Every `sources` entry in fixtures/ (the YAML files and the front matter of the chapter files) can be checked by a
 reader: it holds an https:// URL of the primary source, or a repository reference pinned to a release or commit with
-a file path ('vLLM v0.33.0, vllm/config/cache.py: ...', 'microsoft/vidur at 0c1a57a, vidur/...py: ...').
+a file path ('vLLM v0.33.0, vllm/config/cache.py: ...', 'microsoft/vidur at 0c1a57a, vidur/...py: ...'), or a file of
+this repository ('Interview kit, apps/simulators/modeling/capacity.py: plan_capacity'), which must exist and hold the
+name cited after it.
 
 The entries not converted yet are listed, exactly, in NOT_YET_CHECKABLE; an entry listed there that no longer occurs
 fails the test, so the list can only shrink."""
@@ -18,6 +20,9 @@ URL = re.compile(r"https://[\w.-]+\.[a-z]{2,}/?\S*")
 REPO_AT = re.compile(r"\b[\w.-]+/[\w.-]+ at (?:commit )?[\w.-]+, [\w./-]+\.\w+")
 # <project> <version> [(note)], path/to/file.ext  e.g. 'vLLM v0.33.0, vllm/config/cache.py'
 PINNED = re.compile(r"\b[\w.-]+ v?\d[\w.]*(?: \([^)]*\))?, [\w./-]+\.\w+")
+# a file of this repository, with the name it defines: 'apps/simulators/modeling/moe.py: routing_probabilities'
+PROJECT_FILE = re.compile(r"(?<![\w/.-])((?:apps|fixtures|frontend|benchmarks)/[\w./-]+\.\w+)(?::\s*([A-Za-z_]\w*))?")
+REPO_ROOT = FIXTURES_DIR.parent
 
 # Not yet made checkable: no URL could be confirmed with the search tools in the time (vendor datasheets, cloud and
 # product documentation pages, blog posts, papers without a confirmed arXiv id or DOI), or the project's own code
@@ -109,21 +114,6 @@ NOT_YET_CHECKABLE: frozenset[str] = frozenset({
     "InfiniBand Trade Association, InfiniBand Architecture Specification Annex A17: RoCEv2 (IB transport over UDP/IP, UDP port 4791)",
     "Intel, \"Intel Gaudi 3 AI Accelerator: Architected for Gen AI Training and Inference\", Hot Chips 2024 (spec table and block diagram)",
     "Intel, Gaudi 3 at Hot Chips 2024 (128 GB HBM2e)",
-    "Interview kit catalog fixtures/catalog/gpus.yaml, h200: memory_bytes 150.12e9 (139.81 GiB reported by CUDA)",
-    "Interview kit catalog fixtures/catalog/gpus.yaml, h200: memory_bytes 150.12e9 (vLLM log total_gpu_memory 139.81 GiB), bf16_dense_flops 989.4e12",
-    "Interview kit, apps/simulators/engine/grid.py: select_candidates and pareto_frontier",
-    "Interview kit, apps/simulators/modeling/capacity.py: plan_capacity (replicas = ceil(RPS / (ρ·μ)))",
-    "Interview kit, apps/simulators/modeling/capacity.py: plan_capacity (μ = 1/(prompt/P_prefill + output·TPOT/b))",
-    "Interview kit, apps/simulators/modeling/capacity.py: plan_capacity (μ = 1/(prompt/P_prefill + output·TPOT/b), ρ ≤ 1 − S·ln100/TTFT_p99, cap 0.9) and apps/simulators/engine/grid.py: pareto_frontier, select_candidates (two-stage sweep)",
-    "Interview kit, apps/simulators/modeling/capacity.py: plan_capacity (ρ ≤ 1 − S·ln100/TTFT_p99)",
-    "Interview kit, apps/simulators/modeling/collectives.py: collective_time (ring all-reduce 2(N−1)/N·M/BW + 2(N−1)·α, default α = 1 µs)",
-    "Interview kit, apps/simulators/modeling/collectives.py: collective_time (ring all-reduce 2(N−1)/N·M/BW + 2(N−1)·α, default α = 1 µs) and apps/simulators/modeling/roofline.py: step_time (DEFAULT_LINK_LATENCY_S = 1e-6, HOPPER_PRIORS)",
-    "Interview kit, apps/simulators/modeling/memory.py: fit (activation peak estimate, runtime overhead 1.5e9 B)",
-    "Interview kit, apps/simulators/modeling/moe.py: routing_probabilities (Zipf p_i ∝ 1/i^s, q_i = min(1, k·p_i)) and ep_rank_imbalance (experts placed on ranks in popularity order)",
-    "Interview kit, apps/simulators/modeling/moe.py: routing_probabilities and ep_rank_imbalance",
-    "Interview kit, apps/simulators/modeling/parallel.py: parallelism (vLLM's rule expert_parallel = tensor_parallel × data_parallel) and roofline.py: step_time (a step passes the PP stages in turn)",
-    "Interview kit, apps/simulators/modeling/roofline.py: step_time (communication on the critical path of TP decode)",
-    "Interview kit, apps/simulators/modeling/roofline.py: step_time (expert FLOPs, not expert bytes, scaled by the busiest rank's imbalance)",
     "JEDEC JESD79-5 DDR5 SDRAM standard (64-bit channel; DDR5-5600 = 5,600 MT/s)",
     "Kubernetes Cluster Autoscaler FAQ (TriggeredScaleUp event: pod triggered scale-up)",
     "Kubernetes Cluster Autoscaler FAQ (scale-up for unschedulable pods, node provisioning)",
@@ -256,7 +246,6 @@ NOT_YET_CHECKABLE: frozenset[str] = frozenset({
     "Zhu et al., Congestion Control for Large-Scale RDMA Deployments (SIGCOMM 2015): DCQCN over PFC and ECN",
     "deepseek-ai/DeepEP README (high-throughput and low-latency all-to-all kernels for expert parallelism)",
     "deepseek-ai/EPLB README (expert-parallel load balancer: redundant experts, hierarchical and global policies)",
-    "fixtures/catalog/gpus.yaml: h100-sxm memory_bytes 84,975,927,951 (79.14 GiB as CUDA reports it)",
     "ggml, docs/gguf.md (GGUF file format: key-value metadata, tensor infos with per-tensor types, aligned data for mmap)",
     "guidance-ai/llguidance README (Earley-based grammar engine, token masks per step)",
     "kubernetes-sigs/lws, README.md (group as unit of replication; all-or-nothing restart)",
@@ -278,8 +267,20 @@ NOT_YET_CHECKABLE: frozenset[str] = frozenset({
 })
 
 
+def project_file_problem(source: str, root: Path = REPO_ROOT) -> str | None:
+    """Why a citation of this repository's own files cannot be followed (None when every file and name is there)."""
+    for path, name in PROJECT_FILE.findall(source):
+        if not (root / path).is_file():
+            return f"no file {path}"
+        if name and not re.search(rf"\b{re.escape(name)}\b", (root / path).read_text(encoding="utf-8")):
+            return f"{path} has no {name}"
+    return None
+
+
 def checkable(source: str) -> bool:
-    return bool(URL.search(source) or REPO_AT.search(source) or PINNED.search(source))
+    if URL.search(source) or REPO_AT.search(source) or PINNED.search(source):
+        return True
+    return bool(PROJECT_FILE.search(source)) and project_file_problem(source) is None
 
 
 def _walk(node, found: list[str]) -> None:
@@ -342,6 +343,16 @@ def test_the_check_names_unverifiable_entries_and_stale_allow_list_entries(tmp_p
         "'Someone, a blog post'",
         "NOT_YET_CHECKABLE lists an entry no fixture has any more (remove it): 'Gone one'",
     ]
+
+
+def test_a_citation_of_this_repository_names_a_file_and_a_name_it_holds(tmp_path):
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "apps" / "m.py").write_text("def plan_capacity():\n    pass\n")
+    assert project_file_problem("Interview kit, apps/m.py: plan_capacity (ρ)", tmp_path) is None
+    assert project_file_problem("Interview kit, apps/m.py: plan_capacty", tmp_path) == "apps/m.py has no plan_capacty"
+    assert project_file_problem("Interview kit, apps/gone.py: f", tmp_path) == "no file apps/gone.py"
+    # The real tree: every own citation in the fixtures resolves.
+    assert [entry for _, entry in fixture_sources() if PROJECT_FILE.search(entry) and project_file_problem(entry)] == []
 
 
 def test_each_entry_fits_the_api_limit():
