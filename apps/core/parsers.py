@@ -6,7 +6,7 @@ import tempfile
 import ijson
 from django.conf import settings
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import BaseParser, JSONParser
+from rest_framework.parsers import JSONParser
 
 MAX_JSON_DEPTH = 32
 
@@ -72,16 +72,6 @@ class StrictJSONParsing:
 
 class StrictJSONParser(StrictJSONParsing, JSONParser):
     """The default parser: bodies up to DATA_UPLOAD_MAX_MEMORY_SIZE (DRF reads JSON bodies through request.body)."""
-
-
-class LargeJSONParser(StrictJSONParsing, BaseParser):
-    """For the few uploads allowed past the global body limit (e.g. a flashcard collection import).
-
-    Not a JSONParser subclass on purpose: DRF hands JSONParser subclasses `request.body`, where Django enforces
-    DATA_UPLOAD_MAX_MEMORY_SIZE; any other parser reads the request stream, bounded here by ``max_bytes``.
-    """
-
-    media_type = "application/json"
 
 
 # --- streaming -------------------------------------------------------------------------------------------------
@@ -171,20 +161,3 @@ class StreamedJSON:
             raise ParseError("JSON parse error: the body is not one complete JSON object.")
         return scalars, arrays
 
-
-class StreamingJSONParser(StrictJSONParsing, BaseParser):
-    """For large uploads read as a stream (a flashcard collection import): ``request.data`` is a StreamedJSON that
-    the view walks once. A declared Content-Length over the limit is refused before anything is read."""
-
-    media_type = "application/json"
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        request = (parser_context or {}).get("request")
-        limit, message = self.max_bytes(), self.too_large_message
-        try:
-            declared = int((request.META if request is not None else {}).get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            declared = 0
-        if declared > limit:
-            raise ParseError(message)
-        return StreamedJSON(stream, limit, message)

@@ -65,6 +65,9 @@ class Card(models.Model):
 
     source_type = models.CharField(max_length=10, choices=SourceType.choices)
     source_id = models.PositiveBigIntegerField()
+    ordinal = models.PositiveSmallIntegerField(
+        default=0, help_text="Which card of its source: a cloze note's deletion number minus one (Anki's card ord); "
+                             "0 for every other card")
     front = models.TextField()
     back = models.TextField()
     front_html = models.TextField(blank=True)
@@ -81,7 +84,8 @@ class Card(models.Model):
 
     class Meta:
         ordering = ["id"]
-        constraints = [models.UniqueConstraint(fields=["source_type", "source_id"], name="one_card_per_source")]
+        constraints = [models.UniqueConstraint(fields=["source_type", "source_id", "ordinal"],
+                                               name="one_card_per_source_ordinal")]
         # the few retired cards: the deck list leaves them out of its counts
         indexes = [models.Index(fields=["id"], name="card_retired", condition=models.Q(retired=True))]
 
@@ -90,8 +94,9 @@ class Card(models.Model):
 
 
 class OwnNote(models.Model):
-    """A card a learner wrote, as they wrote it (Markdown; a cloze keeps its {{c1::...}} marks); its Card holds
-    the two sides as shown (source_type "own", source_id this note's id, owner the learner)."""
+    """A card a learner wrote, as they wrote it (Markdown; a cloze keeps its {{c1::...}} marks); its Cards hold
+    the two sides as shown (source_type "own", source_id this note's id, owner the learner): one for a basic note,
+    one per deletion number for a cloze note (ordinal = the number minus one), as Anki makes them."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="own_notes")
     kind = models.CharField(max_length=10, help_text="basic or cloze")

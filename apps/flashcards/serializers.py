@@ -2,6 +2,7 @@
 
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
 from apps.core.serializers import documented_json
@@ -44,6 +45,9 @@ class OwnCardSerializer(serializers.Serializer):
     back_html = serializers.CharField()
     anki_deck = serializers.CharField(allow_blank=True, help_text="The Anki deck it was imported from (empty: "
                                                                   "written here)")
+    note_cards = serializers.ListField(child=serializers.IntegerField(),
+                                       help_text="The ids of every card its note makes: one, or one per cloze "
+                                                 "deletion number (c1, c2, …) in that order")
 
 
 class CardCheckInputSerializer(serializers.Serializer):
@@ -269,24 +273,25 @@ READ_ONLY_TEXT = "Written by the export for people reading the file; ignored on 
 class ImportCardSerializer(SnapshotSerializer):
     source_type = serializers.ChoiceField(choices=SourceType.choices)
     source_id = serializers.IntegerField(min_value=1)
+    ordinal = serializers.IntegerField(min_value=0, max_value=99, required=False, default=0,
+                                       help_text="Which card of its source: a cloze note's deletion number minus one "
+                                                 "(0 when absent)")
     added_at = serializers.DateTimeField()
     front = serializers.CharField(required=False, help_text=READ_ONLY_TEXT)
     back = serializers.CharField(required=False, help_text=READ_ONLY_TEXT)
     reviews = serializers.ListField(child=ImportReviewSerializer(), max_length=10_000)
 
 
-class ImportSerializer(serializers.Serializer):
+# --- outputs (documentation of the hand-built answers) --------------------------------------------------------
+
+
+class CollectionFileSerializer(serializers.Serializer):
+    """A learner's collection as the JSON export writes it: the very shape the JSON import takes back."""
+
     format = serializers.ChoiceField(choices=[FORMAT_NAME])
     version = serializers.ChoiceField(choices=[FORMAT_VERSION])
     exported_at = serializers.DateTimeField(required=False, help_text="When the file was written")
     cards = serializers.ListField(child=ImportCardSerializer(), max_length=20_000)
-
-
-# --- outputs (documentation of the hand-built answers) --------------------------------------------------------
-
-
-class CollectionFileSerializer(ImportSerializer):
-    """A learner's collection as the JSON export writes it: the very shape the JSON import takes back."""
 
 
 class CardStateSerializer(serializers.Serializer):
@@ -601,9 +606,10 @@ class ImportJobSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
     progress = serializers.FloatField(help_text="0 to 1")
     upload_bytes = serializers.IntegerField()
-    result = documented_json({"oneOf": [{"$ref": "#/components/schemas/ImportOutput"},
-                                        {"$ref": "#/components/schemas/ApkgImportOutput"}], "nullable": True},
-                             "ImportJobResultField")(help_text="When done: what was imported (the format's answer)")
+    result = documented_json(PolymorphicProxySerializer(
+        component_name="ImportJobResult", serializers=[ImportOutputSerializer, ApkgImportOutputSerializer],
+        resource_type_field_name=None), "ImportJobResultField")(
+        allow_null=True, help_text="When done: what was imported (the format's answer)")
     error = ImportJobErrorSerializer(allow_null=True, help_text="When failed: why; nothing was changed")
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)

@@ -14,7 +14,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.exceptions import InvalidInput
-from apps.core.parsers import StreamingJSONParser
 from apps.flashcards import (
     browse,
     checking,
@@ -29,7 +28,7 @@ from apps.flashcards import (
     stats,
 )
 from apps.flashcards import serializers as s
-from apps.flashcards.interchange import anki_export, anki_import, collection, jobs
+from apps.flashcards.interchange import anki_export, collection, jobs
 from apps.flashcards.models import OptimizationJob
 
 ERRORS = {400: OpenApiResponse(description="Invalid input; `fields` names the field"),
@@ -146,7 +145,7 @@ class OwnCardApi(FlashcardApi):
     def patch(self, request, card_id: int):
         data = s.OwnCardInputSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        card = own_cards.own_card_update(user=request.user, card_id=card_id, **data.validated_data)
+        card = own_cards.own_card_update(user=request.user, card_id=card_id, now=timezone.now(), **data.validated_data)
         return Response(own_cards.own_card_body(card))
 
     @extend_schema(parameters=[CARD_ID], responses={204: None, **ERRORS},
@@ -457,50 +456,6 @@ def _download(content: bytes, content_type: str, filename: str) -> HttpResponse:
     response = HttpResponse(content, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
-
-
-class ImportParser(StreamingJSONParser):
-    """A streamed JSON body with a larger limit: a collection with its review log runs to megabytes, read one card
-    at a time (collection.import_json) so memory does not grow with the file."""
-
-    MAX_BYTES = 20 * 1024 * 1024
-    too_large_message = "Import file too large (at most 20 MB)."
-
-    def max_bytes(self) -> int:
-        return self.MAX_BYTES
-
-
-class ApkgParser(RawBodyParser):
-    media_type = "application/octet-stream"
-    limit = anki_import.MAX_BYTES
-
-    def too_large(self) -> Exception:
-        return ParseError(f"Anki package too large (at most {self.limit // 2**20} MB).")
-
-
-class ApkgImportApi(FlashcardApi):
-    parser_classes = [ApkgParser]
-
-    @extend_schema(request={"application/octet-stream": OpenApiTypes.BINARY},
-                   responses={200: s.ApkgImportOutputSerializer, **ERRORS},
-                   summary="Add your own Anki package (.apkg, at most 20 MB): notes, cards, scheduling and review log; "
-                           "cards already imported are skipped")
-    def post(self, request):
-        data = request.data
-        if not isinstance(data, bytes) or not data:
-            raise InvalidInput("Send the .apkg file as the request body (application/octet-stream).", field="file")
-        return Response(anki_import.import_apkg(user=request.user, data=data, now=timezone.now()))
-
-
-class ImportApi(FlashcardApi):
-    parser_classes = [ImportParser]
-
-    @extend_schema(request=s.ImportSerializer, responses={200: s.ImportOutputSerializer, **ERRORS},
-                   summary="Replace your collection with a JSON export (at most 20 MB, 20,000 cards)")
-    def post(self, request):
-        # The body is validated field by field while it streams (the schema above documents it); 409 while
-        # another import of the same collection runs.
-        return Response(collection.import_json(user=request.user, document=request.data))
 
 
 class UploadParser(RawBodyParser):

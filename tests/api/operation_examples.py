@@ -242,9 +242,6 @@ class Ctx:
         assert response.status_code == 200, response.content[:500]
         return response.content
 
-    def export(self) -> dict:
-        return self.once("export", lambda: (self.reviewed_card(), self.ok("get", "/api/v1/flashcards/export/"))[1])
-
     # --- authored objects (an author's client) -------------------------------------------------------------------
     def draft_chapter(self) -> str:
         return self.once("draft_chapter", lambda: self.ok("post", "/api/v1/chapters/", new_chapter(self))["slug"])
@@ -426,8 +423,6 @@ EXAMPLES: dict[str, Example] = {
                                            bad=Bad(path={"slug": MISSING}, status=404)),
     "flashcards_due_retrieve": Example(query={"limit": 5}, bad=Bad(query={"limit": 0}, status=400)),
     "flashcards_export_retrieve": Example(query={"format": "json"}, bad=Bad(query={"format": "xml"}, status=400)),
-    "flashcards_import_create": Example(body=Ctx.export, bad=Bad(body={"format": "x"}, status=400)),
-    "flashcards_import_apkg_create": Example(body=Ctx.anki_package, bad=Bad(body=b"not a zip file", status=400)),
     "flashcards_imports_list": Example(setup=lambda c: c.import_job(), bad=Bad(who="anonymous")),
     "flashcards_imports_create": Example(query={"format": "apkg"}, body=Ctx.anki_package,
                                          bad=Bad(query={"format": "xml"}, status=400)),

@@ -95,3 +95,37 @@ def exported_json(client, **query) -> dict:
     response = client.get("/api/v1/flashcards/export/", {"format": "json", **query})
     assert response.status_code == 200 and response.streaming, response
     return json.loads(b"".join(response.streaming_content))
+
+
+IMPORTS = "/api/v1/flashcards/imports/"
+
+
+def import_file(client, body: bytes | dict, fmt: str) -> tuple[int, dict]:
+    """Imports a file as the learner of ``client`` would, through the import job endpoint, and waits for it.
+
+    POSTs ``body`` to ``/api/v1/flashcards/imports/?format=<fmt>`` as application/octet-stream (``fmt`` is "json"
+    or "apkg"; a dict is sent as its JSON text). Returns ``(status, body)``:
+
+    - the upload answered 202: the job is run here, in this process, as the worker would run it
+      (``jobs.import_job_run``), and ``body`` is the job's final answer (GET ``/api/v1/flashcards/imports/<id>/``):
+      ``body["status"]`` is "done", with ``body["result"]`` what the import answered (json: ``{"cards", "reviews"}``;
+      apkg: ``{"cards", "updated", "reviews", "skipped", "decks", "media"}``), or "failed", with nothing changed and
+      ``body["error"] == {"detail": ..., "fields": {field: [messages]}}`` naming what was refused (a field of the
+      file such as "cards.0.source_id", or "file" for a file that cannot be read);
+    - any other status (400: a bad ``format`` or an empty or oversized body; 401; 409: an import of this learner's
+      is already queued or running): the upload was refused, no job was made, and ``body`` is the error answer
+      (``{"detail", "fields"}``).
+    """
+    import json
+
+    from apps.flashcards.interchange import jobs
+
+    data = json.dumps(body).encode() if isinstance(body, dict) else body
+    response = client.post(f"{IMPORTS}?format={fmt}", data, content_type="application/octet-stream")
+    if response.status_code != 202:
+        return response.status_code, response.json()
+    job_id = response.json()["id"]
+    jobs.import_job_run(job_id=job_id)
+    final = client.get(f"{IMPORTS}{job_id}/")
+    assert final.status_code == 200, final.content
+    return 202, final.json()

@@ -15,7 +15,7 @@ from apps.flashcards.interchange import anki_export
 from apps.flashcards.models import Card, ReviewLog, UserCard
 from apps.flashcards.services import card_bury, card_review, card_suspend, deck_add, settings_update
 from apps.flashcards.state import day_clock, settings_get
-from tests.flashcards.conftest import new_review_id
+from tests.flashcards.conftest import import_file, new_review_id
 
 anki_collection = pytest.importorskip("anki.collection")
 CardAnswer = pytest.importorskip("anki.scheduler.v3").CardAnswer
@@ -160,7 +160,11 @@ def test_reexport_after_an_edit_updates_the_note_in_place(studied, content, card
             col.close()
 
 
-IMPORT = "/api/v1/flashcards/import/apkg/"
+def _import_here(client, package: bytes) -> dict:
+    """Our own import job run to the end; its result."""
+    status, job = import_file(client, package, "apkg")
+    assert (status, job["status"]) == (202, "done"), job
+    return job["result"]
 
 
 def _export_from_anki(col, folder: Path) -> bytes:
@@ -183,9 +187,8 @@ def test_our_package_round_trips_through_anki_without_duplicates_and_brings_prog
     ours = studied.get(EXPORT).content
     cards_before, reviews_before = UserCard.objects.filter(user=user).count(), ReviewLog.objects.filter(user=user).count()
 
-    again = studied.post(IMPORT, ours, content_type="application/octet-stream")
-    assert again.status_code == 200, again.json()
-    assert again.json()["cards"] == 0 and again.json()["updated"] == 0 and again.json()["reviews"] == 0
+    again = _import_here(studied, ours)
+    assert again["cards"] == 0 and again["updated"] == 0 and again["reviews"] == 0
     assert UserCard.objects.filter(user=user).count() == cards_before
     assert ReviewLog.objects.filter(user=user).count() == reviews_before and not OwnNote.objects.filter(user=user)
 
@@ -207,9 +210,8 @@ def test_our_package_round_trips_through_anki_without_duplicates_and_brings_prog
         finally:
             col.close()
 
-    result = studied.post(IMPORT, back, content_type="application/octet-stream")
-    assert result.status_code == 200, result.json()
-    assert result.json()["cards"] == 0 and result.json()["updated"] >= 1 and result.json()["reviews"] == 1
+    result = _import_here(studied, back)
+    assert result["cards"] == 0 and result["updated"] >= 1 and result["reviews"] == 1
     assert UserCard.objects.filter(user=user).count() == cards_before and not OwnNote.objects.filter(user=user)
     assert ReviewLog.objects.filter(user=user).count() == reviews_before + 1
     progressed = UserCard.objects.get(user=user, card=q1)
@@ -217,7 +219,7 @@ def test_our_package_round_trips_through_anki_without_duplicates_and_brings_prog
     assert round(progressed.stability, 2) == round(answered.memory_state.stability, 2)
     assert UserCard.objects.get(user=user, card=term).flag == 3
     # and once more: the same package from Anki changes nothing now
-    repeat = studied.post(IMPORT, back, content_type="application/octet-stream").json()
+    repeat = _import_here(studied, back)
     assert repeat["cards"] == 0 and repeat["reviews"] == 0
     assert ReviewLog.objects.filter(user=user).count() == reviews_before + 1
 
@@ -247,7 +249,7 @@ def test_the_documented_way_to_bring_new_progress_into_a_collection_that_holds_t
             assert col.get_card(anki_export.ANKI_CARD_ID_BASE + q1.pk).reps == reps_here - 1  # Anki kept its own
 
             back = _export_from_anki(col, Path(folder))
-            assert studied.post(IMPORT, back, content_type="application/octet-stream").json()["reviews"] == 1
+            assert _import_here(studied, back)["reviews"] == 1
             col.remove_notes([col.get_card(cid).nid for cid in col.find_cards('"deck:LLM-serving interview kit"')])
             _import(col, studied.get(EXPORT).content, Path(folder), "merged.apkg")
             assert col.card_count() == 5
@@ -259,3 +261,52 @@ def test_the_documented_way_to_bring_new_progress_into_a_collection_that_holds_t
             assert ok, problems
         finally:
             col.close()
+
+
+def test_an_own_cloze_note_is_one_anki_cloze_note_with_a_card_per_deletion(studied):
+    """Anki renders each card of the note by its own deletion (the anki package's own cloze rendering), keeps each
+    card's schedule, and a review made in Anki comes back to that card; the package imported back adds nothing."""
+    from apps.flashcards.models import OwnNote
+
+    user = studied.user
+    made = studied.post("/api/v1/flashcards/own/", {
+        "kind": "cloze", "deck": "all", "back": "Per GPU.",
+        "front": "Llama-3.1-8B's KV cache is {{c1::128 KiB::size}} per token; its weights are {{c2::16 GB}}.",
+    }, format="json").json()
+    first, second = made["note_cards"]
+    # written an hour ago (Anki's modification times are whole seconds: a change in the same second is not "later")
+    UserCard.objects.filter(user=user, card_id__in=[first, second]).update(
+        added_at=timezone.now() - timedelta(hours=1))
+    card_review(user=user, card_id=first, rating=3, review_id=new_review_id(), now=timezone.now())
+    package = studied.get(EXPORT).content
+    cards_before = UserCard.objects.filter(user=user).count()
+    with tempfile.TemporaryDirectory() as folder:
+        col = _new_collection(Path(folder))
+        try:
+            _import(col, package, Path(folder))
+            _import(col, package, Path(folder), "again.apkg")
+            assert col.note_count() == 6 and col.card_count() == 7
+            one = col.get_card(anki_export.ANKI_CARD_ID_BASE + first)
+            two = col.get_card(anki_export.ANKI_CARD_ID_BASE + second)
+            assert one.nid == two.nid and (one.ord, two.ord) == (0, 1)
+            assert one.note().note_type()["type"] == 1  # Anki's cloze note type
+            assert "[size]" in one.question() and "16 GB" in one.question() and "128 KiB" not in one.question()
+            assert "[...]" in two.question() and "128 KiB" in two.question() and "16 GB" not in two.question()
+            assert "128 KiB" in one.answer() and "Per GPU." in one.answer()
+            assert one.reps == 1 and two.reps == 0 and two.type == 0
+            col.set_config("fsrs", True)
+            two.start_timer()
+            states = col._backend.get_scheduling_states(two.id)
+            col.sched.answer_card(col.sched.build_answer(card=two, states=states, rating=CardAnswer.GOOD))
+            problems, ok = col.fix_integrity()
+            assert ok, problems
+            back = _export_from_anki(col, Path(folder))
+        finally:
+            col.close()
+    assert _import_here(studied, package)["cards"] == 0  # our own package: nothing new
+    result = _import_here(studied, back)
+    assert result["cards"] == 0 and result["reviews"] == 1
+    assert UserCard.objects.filter(user=user).count() == cards_before
+    assert OwnNote.objects.filter(user=user).count() == 1
+    assert UserCard.objects.get(user=user, card_id=second).reps == 1
+    assert UserCard.objects.get(user=user, card_id=first).reps == 1

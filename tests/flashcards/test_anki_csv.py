@@ -79,3 +79,28 @@ def test_anki_imports_the_csv_without_choices(collection_client):
             assert ok, problems
         finally:
             col.close()
+
+
+def test_each_card_of_a_cloze_note_is_a_note_of_its_own_in_the_csv(collection_client):
+    """A CSV row is a Basic note: the two cards of a cloze note keep their own sides and GUIDs, so Anki adds both."""
+    made = collection_client.post("/api/v1/flashcards/own/", {
+        "kind": "cloze", "deck": "all", "back": "", "front": "{{c1::Prefill}} fills the KV cache; {{c2::decode}} reads it."},
+        format="json").json()
+    text = collection_client.get(EXPORT).content.decode()
+    with tempfile.TemporaryDirectory() as folder:
+        col = anki_collection.Collection(str(Path(folder) / "collection.anki2"))
+        try:
+            _import_csv(col, text, Path(folder))
+            assert col.note_count() == 7
+            fronts = {col.get_note(nid)["Front"] for nid in col.find_notes("")}
+            assert {"<p>[…] fills the KV cache; decode reads it.</p>",
+                    "<p>Prefill fills the KV cache; […] reads it.</p>"} <= fronts
+            _import_csv(col, text, Path(folder))  # again: each row updates its own note by GUID
+            guids = [col.get_note(nid).guid for nid in col.find_notes("")]
+            assert col.note_count() == 7 and len(set(guids)) == 7
+            fronts = {col.get_note(nid)["Front"] for nid in col.find_notes("")}
+            assert {"<p>[…] fills the KV cache; decode reads it.</p>",
+                    "<p>Prefill fills the KV cache; […] reads it.</p>"} <= fronts
+        finally:
+            col.close()
+    assert len(made["note_cards"]) == 2

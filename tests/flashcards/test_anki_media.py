@@ -20,13 +20,11 @@ import zstandard
 from apps.flashcards import images
 from apps.flashcards.interchange import anki_media
 from apps.flashcards.models import Card, CardImage, OwnNote, UserCard
+from tests.flashcards.conftest import import_file
 from tests.flashcards.test_anki_import import _zstd_bomb
 
 anki_collection = pytest.importorskip("anki.collection")
 import_export_pb2 = pytest.importorskip("anki.import_export_pb2")
-
-URL = "/api/v1/flashcards/import/apkg/"
-
 
 def tiny_png(width: int = 3, height: int = 2) -> bytes:
     """A valid RGB PNG, written by hand: signature, IHDR, one zlib IDAT of red pixels, IEND."""
@@ -78,9 +76,9 @@ def media_package(request) -> dict:
 
 
 def _post(client, body: bytes):
-    response = client.post(URL, body, content_type="application/octet-stream")
-    assert response.status_code == 200, response.content
-    return response.json()
+    status, job = import_file(client, body, "apkg")
+    assert status == 202 and job["status"] == "done", job
+    return job["result"]
 
 
 def _card(user, front_starts: str) -> Card:

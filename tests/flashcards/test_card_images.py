@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from apps.flashcards import images
 from apps.flashcards.models import CardImage
-from tests.flashcards.conftest import exported_json
+from tests.flashcards.conftest import exported_json, import_file
 
 IMAGES = "/api/v1/flashcards/images/"
 OWN = "/api/v1/flashcards/own/"
@@ -193,8 +193,8 @@ def test_the_export_carries_the_image_reference(learner):
     exported = exported_json(learner)
     card = next(c for c in exported["cards"] if c["source_type"] == "own")
     assert snippet in card["front"]
-    response = learner.post("/api/v1/flashcards/import/", exported, format="json")
-    assert response.status_code == 200, response.content
+    status, job = import_file(learner, exported, "json")
+    assert status == 202 and job["status"] == "done", job
     assert snippet in learner.get(f"{OWN}{card_id}/").json()["front"]
 
 

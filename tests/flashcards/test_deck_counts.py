@@ -16,7 +16,7 @@ from apps.flashcards.deck_counts import carried_decks, recount, stored_counts
 from apps.flashcards.models import Card, CardState, Deck, DeckCardCount, UserCard, UserDeckCount
 from apps.flashcards.own_cards import own_card_create, own_card_delete, own_card_update
 from apps.flashcards.services import card_bury, card_review, card_suspend, card_undo, cards_bulk, deck_add
-from tests.flashcards.conftest import exported_json, new_review_id, tree_nodes
+from tests.flashcards.conftest import exported_json, import_file, new_review_id, tree_nodes
 
 IN_LEARNING = (CardState.LEARNING, CardState.RELEARNING)
 
@@ -144,7 +144,7 @@ def test_own_cards_added_moved_and_deleted(learner, content):
     card = own_card_create(user=learner, kind="basic", front="Mine?", back="Yes.", deck_slug="chapter-c1", now=now)
     assert _stored_totals()[(Deck.objects.get(slug="chapter-c1").pk, learner.pk)] == 1
     check(learner)
-    own_card_update(user=learner, card_id=card.pk, deck="chapter-c2")  # moved to another part's chapter
+    own_card_update(user=learner, card_id=card.pk, now=timezone.now(), deck="chapter-c2")  # moved to another part's chapter
     check(learner)
     own_card_delete(user=learner, card_id=card.pk)
     check(learner)
@@ -156,7 +156,8 @@ def test_json_import_after_clearing_the_collection(learner, learner_client):
     UserCard.objects.filter(user=learner).delete()
     assert stored_counts(user=learner) == {}
     check(learner)
-    assert learner_client.post("/api/v1/flashcards/import/", exported, format="json").status_code == 200
+    status, job = import_file(learner_client, exported, "json")
+    assert status == 202 and job["status"] == "done", job
     assert stored_counts(user=learner)[None]["cards"] == 5
     check(learner)
 

@@ -13,7 +13,7 @@ from apps.flashcards.models import Card, JobStatus, OptimizationJob, ReviewLog, 
 from apps.flashcards.optimization import optimization_job_run
 from apps.flashcards.services import card_review, deck_add
 from apps.flashcards.state import settings_get
-from tests.flashcards.conftest import T0, exported_json, new_review_id
+from tests.flashcards.conftest import T0, exported_json, import_file, new_review_id
 
 EXPORT = "/api/v1/flashcards/export/"
 
@@ -44,31 +44,37 @@ def test_json_export_import_round_trip(reviewed):
     assert sum(len(c["reviews"]) for c in exported["cards"]) == 2
     before = _state(user)
     UserCard.objects.filter(user=user).delete()
-    response = reviewed.post("/api/v1/flashcards/import/", exported, format="json")
-    assert response.status_code == 200, response.content
-    assert response.json() == {"cards": 5, "reviews": 2}
+    status, job = import_file(reviewed, exported, "json")
+    assert status == 202 and job["status"] == "done", job
+    assert job["result"] == {"cards": 5, "reviews": 2}
     assert _state(user) == before
     # undo still works on the imported history
     card_id = next(c for c in before[0] if c["reps"] == 2)["card_id"]
     assert reviewed.post(f"/api/v1/flashcards/{card_id}/undo/").status_code == 200
 
 
+def _refused(client, document: dict) -> dict:
+    """The fields the import job named when it refused the file (it failed; nothing was imported)."""
+    status, job = import_file(client, document, "json")
+    assert status == 202 and job["status"] == "failed" and job["result"] is None, job
+    return job["error"]["fields"]
+
+
 def test_import_rejects_bad_files(reviewed, make_user, api_client):
     exported = exported_json(reviewed)
+    before = _state(reviewed.user)
     broken = json.loads(json.dumps(exported))
     broken["cards"][0]["source_id"] = 987654
-    response = reviewed.post("/api/v1/flashcards/import/", broken, format="json")
-    assert response.status_code == 400 and "cards.0.source_id" in response.json()["fields"]
+    assert "cards.0.source_id" in _refused(reviewed, broken)
     bad_rating = json.loads(json.dumps(exported))
     card = next(c for c in bad_rating["cards"] if c["reviews"])
     card["reviews"][0]["rating"] = 7
-    response = reviewed.post("/api/v1/flashcards/import/", bad_rating, format="json")
-    assert response.status_code == 400 and any("rating" in f for f in response.json()["fields"])
-    assert reviewed.post("/api/v1/flashcards/import/", {"format": "x"}, format="json").status_code == 400
+    assert any("rating" in f for f in _refused(reviewed, bad_rating))
+    assert "format" in _refused(reviewed, {"format": "x"})
+    assert _state(reviewed.user) == before  # a refused file changes nothing
     # someone else cannot import my review ids
     api_client.force_authenticate(make_user("thief"))
-    response = api_client.post("/api/v1/flashcards/import/", exported, format="json")
-    assert response.status_code == 400 and "cards" in response.json()["fields"]
+    assert "cards" in _refused(api_client, exported)
 
 
 def test_csv_export_is_one_csv_file(reviewed):

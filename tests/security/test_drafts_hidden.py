@@ -5,7 +5,7 @@ import pytest
 from django.utils import timezone
 
 from apps.core.models import Status
-from tests.flashcards.conftest import exported_json
+from tests.flashcards.conftest import exported_json, import_file
 
 pytestmark = pytest.mark.django_db
 DRAFT_PROMPT = "DRAFT: not ready for learners"
@@ -58,8 +58,8 @@ def test_reimporting_an_export_keeps_the_card_of_an_unpublished_question_suspend
         unpublish_and_edit(content.question)  # retires the card on commit: suspended in every collection
     assert UserCard.objects.get(user=owner.user, card=card).suspended
 
-    restored = owner.post("/api/v1/flashcards/import/", body, format="json")
-    assert restored.status_code == 200, restored.json()
+    status, restored = import_file(owner, body, "json")
+    assert status == 202 and restored["status"] == "done", restored
     assert UserCard.objects.get(user=owner.user, card=card).suspended
     due = owner.get("/api/v1/flashcards/due/").json()
     assert card.id not in [c["card_id"] for c in due["cards"]]

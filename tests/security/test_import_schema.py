@@ -7,9 +7,9 @@ import pytest
 from django.utils import timezone
 
 from apps.flashcards.models import Card, UserCard
+from tests.flashcards.conftest import import_file
 
 pytestmark = pytest.mark.django_db
-IMPORT = "/api/v1/flashcards/import/"
 
 
 def card_entry(card: Card, **changes) -> dict:
@@ -28,9 +28,18 @@ def review(**changes) -> dict:
             "state_before": 0, "state_after": 1, "before": before, "after": {"state": 1}, **changes}
 
 
-def post(client, cards, **header):
+def post(client, cards, **header) -> dict:
+    """The import job's final answer for a collection file holding ``cards``."""
     body = {"format": "llmkit-flashcards", "version": 1, "cards": cards, **header}
-    return client.generic("POST", IMPORT, json.dumps(body), content_type="application/json")
+    status, job = import_file(client, body, "json")
+    assert status == 202, job
+    return job
+
+
+def refused(job: dict) -> set[str]:
+    """The fields a failed import job names; it imported nothing."""
+    assert job["status"] == "failed" and job["result"] is None, job
+    return set(job["error"]["fields"])
 
 
 @pytest.fixture
@@ -53,27 +62,23 @@ def card(db):
     (lambda c: "not an object", "cards.0"),
 ])
 def test_every_field_is_checked_and_a_bad_file_changes_nothing(learner_client, card, entry, field):
-    assert post(learner_client, [card_entry(card)]).status_code == 200
-    response = post(learner_client, [entry(card)])
-    assert response.status_code == 400, response.content
-    assert field in response.json()["fields"], response.json()
+    assert post(learner_client, [card_entry(card)])["status"] == "done"
+    job = post(learner_client, [entry(card)])
+    assert field in refused(job), job
     assert UserCard.objects.filter(card=card).count() == 1  # the earlier import is untouched
 
 
 def test_unknown_top_level_field_and_wrong_format_are_named(learner_client, card):
-    response = post(learner_client, [card_entry(card)], pad="x", format="other")
-    assert response.status_code == 400
-    assert {"pad", "format"} <= set(response.json()["fields"])
+    assert {"pad", "format"} <= refused(post(learner_client, [card_entry(card)], pad="x", format="other"))
 
 
 def test_a_valid_file_with_reviews_imports(learner_client, card):
-    response = post(learner_client, [card_entry(card, reviews=[review()])])
-    assert response.status_code == 200, response.content
-    assert response.json() == {"cards": 1, "reviews": 1}
+    job = post(learner_client, [card_entry(card, reviews=[review()])])
+    assert job["status"] == "done" and job["result"] == {"cards": 1, "reviews": 1}, job
 
 
-def test_truncated_json_is_a_400_not_a_500(learner_client, card):
+def test_truncated_json_fails_the_import_naming_the_file_not_a_server_error(learner_client, card):
     body = json.dumps({"format": "llmkit-flashcards", "version": 1, "cards": [card_entry(card)]})[:-20]
-    response = learner_client.generic("POST", IMPORT, body, content_type="application/json")
-    assert response.status_code == 400
+    status, job = import_file(learner_client, body.encode(), "json")
+    assert status == 202 and "file" in refused(job), job  # an error on our side would name no field
     assert UserCard.objects.count() == 0

@@ -1,28 +1,33 @@
-"""Size limits on uploads and imports: flashcards import (20 MB), engine traces (2,000 rows / the body limit)."""
+"""Size limits on uploads and imports: flashcards import (the import job's upload limit for a JSON collection,
+100 MB), engine traces (2,000 rows / the body limit)."""
 
 import json
 
 import pytest
 from django.conf import settings
 
+from tests.flashcards.conftest import import_file
+
 pytestmark = pytest.mark.django_db
 
 
 def test_flashcards_import_over_the_limit_is_refused(learner_client):
-    from apps.flashcards.views import ImportParser
+    from apps.flashcards.interchange import jobs
+    from apps.flashcards.models import ImportJob
 
-    padding = "x" * (ImportParser.MAX_BYTES + 16)
-    body = b'{"format": "llmkit-flashcards", "version": 1, "cards": [], "pad": "' + padding.encode() + b'"}'
-    response = learner_client.generic("POST", "/api/v1/flashcards/import/", body, content_type="application/json")
-    assert response.status_code in (400, 413)
-    assert "too large" in response.json()["detail"].lower()
+    padding = b"x" * (jobs.MAX_UPLOAD_BYTES["json"] + 16)
+    body = b'{"format": "llmkit-flashcards", "version": 1, "cards": [], "pad": "' + padding + b'"}'
+    status, answer = import_file(learner_client, body, "json")
+    assert status in (400, 413)
+    assert "too large" in answer["detail"].lower()
+    assert not ImportJob.objects.exists()  # refused at upload: nothing stored
 
 
 def test_flashcards_import_with_too_many_cards_names_the_field(learner_client):
     body = {"format": "x", "version": 1, "cards": [{}] * 20_001}
-    response = learner_client.post("/api/v1/flashcards/import/", body, format="json")
-    assert response.status_code == 400
-    assert "cards" in response.json()["fields"] or "cards.0.state" in response.json()["fields"]
+    status, job = import_file(learner_client, body, "json")
+    assert status == 202 and job["status"] == "failed", job
+    assert "cards" in job["error"]["fields"] or "cards.0.state" in job["error"]["fields"]
 
 
 def engine_body(trace) -> dict:

@@ -1,10 +1,12 @@
 """Export for Anki: a package (.apkg) and a CSV file Anki's importer reads without choices.
 
 - apkg: one note per card (HTML fields, stable ids, real modification times) in a deck tree
-  "kit::part::chapter", each card with the learner's scheduling (type, queue, due, interval, FSRS memory state)
+  "kit::part::chapter", except a learner's own cloze note: one Anki Cloze note holding its text with the
+  {{c1::...}} marks, whose cards are the kit's cards of that note (Anki's card ord = the kit's ordinal). Each card
+  carries the learner's scheduling (type, queue, due, interval, FSRS memory state)
   and the review log as Anki's revlog, so a learner can move to Anki and keep going. A later export of edited
   content updates the notes already in Anki (same guid and id, newer modification time).
-- CSV: one plain CSV file, one row per card, with Anki's header lines (``#separator:comma``, ``#html:true``,
+- CSV: one plain CSV file, one row per card (a cloze note's cards are one Basic note each, as shown in the kit), with Anki's header lines (``#separator:comma``, ``#html:true``,
   ``#columns:``, ``#deck column:``, ``#tags column:``, ``#guid column:``): Anki's importer reads it without choices
   (one note per card, in the same deck tree as the package) and a spreadsheet gets each card's state.
 """
@@ -33,8 +35,9 @@ from apps.core.rendering import render_markdown
 from apps.courses.models import Chapter
 from apps.flashcards import scheduling
 from apps.flashcards.content import SOURCE_MODELS
+from apps.flashcards.images import render_card_markdown
 from apps.flashcards.interchange.collection import learner_cards
-from apps.flashcards.models import Card, CardImage, CardState, ReviewLog, SourceType, SrsSettings, UserCard
+from apps.flashcards.models import Card, CardImage, CardState, OwnNote, ReviewLog, SourceType, SrsSettings, UserCard
 from apps.flashcards.state import day_clock, iso, settings_get
 from apps.quiz.kinds import kind_of
 from apps.quiz.models import Question
@@ -48,6 +51,7 @@ from apps.quiz.models import Question
 
 ANKI_ROOT_DECK = "LLM-serving interview kit"
 ANKI_MODEL_ID = 1_740_100_001
+ANKI_CLOZE_MODEL_ID = 1_740_100_002
 ANKI_MODEL_MTIME = 1_740_100_001  # seconds; bump when the note type below changes
 ANKI_NOTE_ID_BASE = 1_700_000_000_000
 ANKI_CARD_ID_BASE = 1_710_000_000_000
@@ -67,6 +71,14 @@ ANKI_MODEL = genanki.Model(
     templates=[{"name": "Card 1", "qfmt": "{{Front}}",
                 "afmt": "{{FrontSide}}<hr id=answer>{{Back}}<div class=source>{{Source}}</div>"}],
     css=ANKI_CSS,
+)
+
+ANKI_CLOZE_MODEL = genanki.Model(
+    ANKI_CLOZE_MODEL_ID, "LLM-serving kit cloze",
+    fields=[{"name": "Text"}, {"name": "Back Extra"}, {"name": "Source"}],
+    templates=[{"name": "Cloze", "qfmt": "{{cloze:Text}}",
+                "afmt": "{{cloze:Text}}<br>{{Back Extra}}<div class=source>{{Source}}</div>"}],
+    css=ANKI_CSS, model_type=genanki.Model.CLOZE,
 )
 
 
@@ -119,7 +131,14 @@ def anki_decks(cards: Iterable[Card]) -> tuple[dict[int, AnkiDeck], list[AnkiDec
 
 
 def anki_guid(card: Card) -> str:
+    """The GUID of the card's note: the same for every card of a learner's cloze note."""
     return genanki.guid_for("llmkit", f"{card.source_type}:{card.source_id}")
+
+
+def csv_guid(card: Card) -> str:
+    """A CSV row is a note of its own: a cloze note's second and later cards need GUIDs of their own."""
+    return anki_guid(card) if card.ordinal == 0 else genanki.guid_for(
+        "llmkit", f"{card.source_type}:{card.source_id}:{card.ordinal}")
 
 
 ANKI_IMAGE_SRC = re.compile(r'src="/api/v1/flashcards/images/([0-9]{1,19})/"')
@@ -253,8 +272,8 @@ def _revlog_rows(user, clock: _AnkiClock) -> tuple[list[tuple], dict[int, int]]:
     return rows, last_seen
 
 
-def _card_row(user_card: UserCard, *, position: int, deck: AnkiDeck, clock: _AnkiClock, srs: SrsSettings,
-              decay: float, last_review_secs: int | None, now: datetime) -> tuple:
+def _card_row(user_card: UserCard, *, note_id: int, position: int, deck: AnkiDeck, clock: _AnkiClock,
+              srs: SrsSettings, decay: float, last_review_secs: int | None, now: datetime) -> tuple:
     """One row of Anki's cards table carrying the learner's FSRS state."""
     state = user_card.state
     steps = srs.relearning_steps if state == CardState.RELEARNING else srs.learning_steps
@@ -282,16 +301,57 @@ def _card_row(user_card: UserCard, *, position: int, deck: AnkiDeck, clock: _Ank
     elif user_card.buried_until is not None and user_card.buried_until > now:
         queue = -2
     mtime = _epoch(max(filter(None, [user_card.added_at, user_card.last_review])))
-    return (ANKI_CARD_ID_BASE + user_card.card_id, ANKI_NOTE_ID_BASE + user_card.card_id, deck.id, 0, mtime, -1,
+    return (ANKI_CARD_ID_BASE + user_card.card_id, note_id, deck.id, user_card.card.ordinal, mtime, -1,
             ctype, queue, due, interval, ease, user_card.reps, user_card.lapses, left, 0, 0, user_card.flag, data)
 
 
-def _note_row(user_card: UserCard, media_names: dict[int, str], faces: dict[int, tuple[str, str]]) -> tuple:
-    card = user_card.card
-    fields = anki_fields(card, media_names, faces)
-    tags = anki_tags(user_card)
-    return (ANKI_NOTE_ID_BASE + card.pk, anki_guid(card), ANKI_MODEL_ID, _epoch(card.updated_at), -1,
-            f" {' '.join(tags)} ", "\x1f".join(fields), _strip_html(fields[0]), _field_checksum(fields[0]), 0, "")
+@dataclass
+class _AnkiNote:
+    """One note of the package: a card's own (Basic) or a learner's cloze note with all its exported cards."""
+
+    id: int
+    guid: str
+    model_id: int
+    fields: list[str]
+    tags: set[str]
+    mtime: int
+
+    def row(self) -> tuple:
+        return (self.id, self.guid, self.model_id, self.mtime, -1, f" {' '.join(sorted(self.tags))} ",
+                "\x1f".join(self.fields), _strip_html(self.fields[0]), _field_checksum(self.fields[0]), 0, "")
+
+
+def _cloze_fields(note: OwnNote, card: Card, media_names: dict[int, str]) -> list[str]:
+    """Text (the learner's Markdown as HTML, with its {{cN::...}} marks), Back Extra and Source."""
+    text = Card(front_html=render_card_markdown(note.front), back_html=render_card_markdown(note.back or ""),
+                source_type=card.source_type, source_id=card.source_id)
+    return anki_fields(text, media_names)
+
+
+def anki_notes(user_cards: list[UserCard], media_names: dict[int, str],
+               faces: dict[int, tuple[str, str]]) -> tuple[list[_AnkiNote], dict[int, int]]:
+    """The package's notes, and each exported card's note id. A learner's cloze note is one Cloze note (id: its
+    lowest card's) holding its live cards; its retired cards (a deletion number the learner took out) are not
+    exported, as Anki would have no deletion to show them by."""
+    own_ids = {uc.card.source_id for uc in user_cards if uc.card.source_type == SourceType.OWN}
+    clozes = {note.pk: note for note in OwnNote.objects.filter(pk__in=own_ids, kind="cloze")}
+    notes: dict[tuple[str, int], _AnkiNote] = {}
+    note_of: dict[int, int] = {}
+    for uc in sorted(user_cards, key=lambda each: each.card_id):
+        card = uc.card
+        cloze = clozes.get(card.source_id) if card.source_type == SourceType.OWN else None
+        if cloze is not None and card.retired:
+            continue
+        key = ("cloze", cloze.pk) if cloze is not None else ("card", card.pk)
+        note = notes.get(key)
+        if note is None:
+            fields = _cloze_fields(cloze, card, media_names) if cloze else anki_fields(card, media_names, faces)
+            note = notes[key] = _AnkiNote(ANKI_NOTE_ID_BASE + card.pk, anki_guid(card),
+                                          ANKI_CLOZE_MODEL_ID if cloze else ANKI_MODEL_ID, fields, set(), 0)
+        note.tags.update(anki_tags(uc))
+        note.mtime = max(note.mtime, _epoch(card.updated_at))
+        note_of[card.pk] = note.id
+    return list(notes.values()), note_of
 
 
 def export_apkg(*, user, now: datetime | None = None) -> bytes:
@@ -307,8 +367,10 @@ def export_apkg(*, user, now: datetime | None = None) -> bytes:
     media = anki_media(user, user_cards)
     media_names = {image_id: name for image_id, (name, _) in media.items()}
     faces = question_faces(uc.card for uc in user_cards)
+    notes, note_of = anki_notes(user_cards, media_names, faces)
     genanki_decks = [genanki.Deck(deck.id, deck.name) for deck in decks]
     genanki_decks[0].add_model(ANKI_MODEL)
+    genanki_decks[0].add_model(ANKI_CLOZE_MODEL)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "collection.anki2"
         connection = sqlite3.connect(path)
@@ -320,13 +382,15 @@ def export_apkg(*, user, now: datetime | None = None) -> bytes:
                     "curDeck": ROOT.id, "activeDecks": [ROOT.id]}
             cursor.execute("UPDATE col SET crt = ?, mod = ?, conf = ?",
                            (_epoch(ANKI_CREATED), int(now.timestamp() * 1000), json.dumps(conf)))
-            cursor.executemany("INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                               [_note_row(uc, media_names, faces) for uc in user_cards])
+            cursor.executemany("INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?,?,?)", [note.row() for note in notes])
             cursor.executemany("INSERT INTO cards VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
-                _card_row(uc, position=index + 1, deck=deck_of[uc.card_id], clock=clock, srs=srs, decay=decay,
-                          last_review_secs=last_seen.get(ANKI_CARD_ID_BASE + uc.card_id), now=now)
-                for index, uc in enumerate(user_cards)])
-            cursor.executemany("INSERT INTO revlog VALUES (?,?,?,?,?,?,?,?,?)", revlog)
+                _card_row(uc, note_id=note_of[uc.card_id], position=index + 1, deck=deck_of[uc.card_id], clock=clock,
+                          srs=srs, decay=decay, last_review_secs=last_seen.get(ANKI_CARD_ID_BASE + uc.card_id),
+                          now=now)
+                for index, uc in enumerate(user_cards) if uc.card_id in note_of])
+            exported = {ANKI_CARD_ID_BASE + card_id for card_id in note_of}
+            cursor.executemany("INSERT INTO revlog VALUES (?,?,?,?,?,?,?,?,?)",
+                               [row for row in revlog if row[1] in exported])
             connection.commit()
         finally:
             connection.close()
@@ -361,7 +425,7 @@ def export_csv(*, user) -> str:
     for uc in user_cards:
         card = uc.card
         front, back, source = anki_fields(card, faces=faces)
-        writer.writerow([front, back, deck_of[card.pk].name, " ".join(anki_tags(uc)), anki_guid(card), source,
+        writer.writerow([front, back, deck_of[card.pk].name, " ".join(anki_tags(uc)), csv_guid(card), source,
                          card.pk, CardState(uc.state).label, iso(uc.due), iso(uc.last_review),
                          "" if uc.stability is None else uc.stability,
                          "" if uc.difficulty is None else uc.difficulty, uc.reps, uc.lapses,

@@ -257,8 +257,8 @@ def _import(*, user, connection: sqlite3.Connection, package: zipfile.ZipFile, c
                                   "case when odid != 0 and odue != 0 then odue else due end, ivl, factor, reps, "
                                   "lapses, flags, data, case when odid != 0 then odid else did end, mod "
                                   "from cards order by id").fetchall()
-        returning = [(row, ours[guids[row[1]]]) for row in rows if guids.get(row[1]) in ours]
-        rows = [row for row in rows if guids.get(row[1]) not in ours]
+        returning = [(row, ours[(guids.get(row[1]), row[2])]) for row in rows if (guids.get(row[1]), row[2]) in ours]
+        rows = [row for row in rows if (guids.get(row[1]), row[2]) not in ours]
         added_notes = {row[1] for row in rows if row[0] not in known and row[1] in notes}
         media = media_import(user=user, package=package, compressed=compressed,
                              texts=(text for note_id in sorted(added_notes) for text in notes[note_id]))
@@ -270,7 +270,8 @@ def _import(*, user, connection: sqlite3.Connection, package: zipfile.ZipFile, c
                 raise _invalid(f"Card {index + 1} (id {card_id}) belongs to no note.")
             kind, front, back = note_sides([link_images(text, media.links) for text in notes[note_id]], ordinal)
             deck = decks.get(row[12], "")
-            card = Card(source_type=SourceType.OWN, owner=user)
+            # a cloze card keeps its Anki ord: its text keeps only that ord's deletions
+            card = Card(source_type=SourceType.OWN, owner=user, ordinal=ordinal if kind == "cloze" else 0)
             try:
                 if len(front) > own_cards.FRONT_MAX_CHARS or len(back) > own_cards.BACK_MAX_CHARS:
                     raise InvalidInput("A side is longer than own cards allow.", field="front")
@@ -300,15 +301,16 @@ def _import(*, user, connection: sqlite3.Connection, package: zipfile.ZipFile, c
             "decks": [{"name": name, "cards": per_deck[name]} for name in sorted(per_deck)], "media": media.report()}
 
 
-def kit_cards(user, guids: set[str]) -> dict[str, Card]:
-    """The cards of the kit the package's GUIDs name: content cards anyone may add, and the learner's own."""
+def kit_cards(user, guids: set[str]) -> dict[tuple[str, int], Card]:
+    """The cards of the kit the package's notes name, by (note GUID, card ord): content cards anyone may add, and
+    the learner's own (a cloze note's cards by their ordinal, Anki's ord)."""
     candidates = Card.objects.filter(retired=False).exclude(source_type=SourceType.OWN) | Card.objects.filter(
         source_type=SourceType.OWN, owner=user)
     found = {}
-    for card in candidates.only("id", "source_type", "source_id"):
+    for card in candidates.only("id", "source_type", "source_id", "ordinal"):
         guid = anki_guid(card)
         if guid in guids:
-            found[guid] = card
+            found[(guid, card.ordinal)] = card
     return found
 
 

@@ -53,7 +53,8 @@ def export_json(*, user, now: datetime) -> Iterator[bytes]:
     while batch := list(learner_cards(user).filter(id__gt=last_id)[:EXPORT_BATCH]):
         reviews = _reviews_by_card(batch)
         for uc in batch:
-            card = {"source_type": uc.card.source_type, "source_id": uc.card.source_id, "front": uc.card.front,
+            card = {"source_type": uc.card.source_type, "source_id": uc.card.source_id,
+                    "ordinal": uc.card.ordinal, "front": uc.card.front,
                     "back": uc.card.back, "added_at": iso(uc.added_at), **snapshot(uc),
                     "reviews": [review_dict(log) for log in reviews.get(uc.pk, [])]}
             yield separator + _json(card)
@@ -78,6 +79,7 @@ SNAPSHOT_RULES = {  # name: (kind, minimum, maximum, nullable) — the same boun
 }
 CARD_RULES = {**SNAPSHOT_RULES, "source_type": ("source_type", None, None, False),
               "source_id": ("int", 1, 2**63 - 1, False), "added_at": ("datetime", None, None, False)}
+ORDINAL_RULE = ("int", 0, 99, False)
 REVIEW_RULES = {"review_id": ("uuid", None, None, False), "rating": ("int", 1, 4, False),
                 "reviewed_at": ("datetime", None, None, False), "duration_ms": ("int", 0, 86_400_000, True),
                 "state_before": ("state", None, None, False), "state_after": ("state", None, None, False)}
@@ -171,9 +173,12 @@ def _after(errors: _Errors, path: str, value) -> dict | None:
 def _card(errors: _Errors, index: int, entry) -> tuple[dict, list[tuple[dict, dict, dict]]] | None:
     """One card of the file: (card fields, [(review fields, before snapshot, after)]) or None after errors."""
     path = f"cards.{index}"
-    card = _object(errors, path, entry, CARD_RULES, extra=("reviews", "front", "back"))
+    card = _object(errors, path, entry, CARD_RULES, extra=("reviews", "front", "back", "ordinal"))
     if not isinstance(entry, dict):
         return None
+    ordinal = _field(errors, f"{path}.ordinal", ORDINAL_RULE, entry.get("ordinal", 0))  # absent in older files
+    if card is not None:
+        card["ordinal"] = ordinal
     for name in ("front", "back"):  # written by the export for people reading it; the card's own text is used
         if name in entry and not isinstance(entry[name], str):
             errors.add(f"{path}.{name}", "A string is required.")
@@ -278,12 +283,13 @@ def _write_batch(user, batch, errors: _Errors, seen_cards: set, seen_reviews: se
     account's) and writes it unless an error was found anywhere so far."""
     if not batch:
         return
-    keys = {(card["source_type"], card["source_id"]) for _, (card, _) in batch}
-    found = {(card.source_type, card.source_id): card for card in Card.objects.filter(  # content, or the learner's own
-        Q(owner__isnull=True) | Q(owner=user), source_id__in={source_id for _, source_id in keys})}
+    keys = {(card["source_type"], card["source_id"], card["ordinal"]) for _, (card, _) in batch}
+    found = {(card.source_type, card.source_id, card.ordinal): card for card in Card.objects.filter(
+        Q(owner__isnull=True) | Q(owner=user),  # content, or the learner's own
+        source_id__in={source_id for _, source_id, _ in keys})}
     review_ids = []
     for index, (card, reviews) in batch:
-        key = (card["source_type"], card["source_id"])
+        key = (card["source_type"], card["source_id"], card["ordinal"])
         if key in seen_cards:
             errors.add(f"cards.{index}.source_id", "This card appears twice in the file.")
         elif key not in found:
@@ -300,7 +306,7 @@ def _write_batch(user, batch, errors: _Errors, seen_cards: set, seen_reviews: se
         return
     user_cards = []
     for _, (card, _) in batch:
-        user_card = UserCard(user=user, card=found[(card["source_type"], card["source_id"])],
+        user_card = UserCard(user=user, card=found[(card["source_type"], card["source_id"], card["ordinal"])],
                              added_at=card["added_at"], **{name: card[name] for name in SNAPSHOT_FIELDS})
         if user_card.card.retired and not user_card.suspended:
             # its source was unpublished or removed since the export: suspended until the source comes back

@@ -688,40 +688,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/flashcards/import/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Replace your collection with a JSON export (at most 20 MB, 20,000 cards) */
-        post: operations["flashcards_import_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/flashcards/import/apkg/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Add your own Anki package (.apkg, at most 20 MB): notes, cards, scheduling and review log; cards already imported are skipped */
-        post: operations["flashcards_import_apkg_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/flashcards/imports/": {
         parameters: {
             query?: never;
@@ -3698,6 +3664,11 @@ export interface components {
             source_changed: boolean;
             source_type: components["schemas"]["SourceTypeEnum"];
             source_id: number;
+            /**
+             * @description Which card of its source: a cloze note's deletion number minus one (0 when absent)
+             * @default 0
+             */
+            ordinal: number;
             /** Format: date-time */
             added_at: string;
             /** @description Written by the export for people reading the file; ignored on import (the card's own text is used) */
@@ -3705,34 +3676,6 @@ export interface components {
             /** @description Written by the export for people reading the file; ignored on import (the card's own text is used) */
             back?: string;
             reviews: components["schemas"]["ImportReview"][];
-        };
-        ImportCardRequest: {
-            state: components["schemas"]["CardStateEnum"];
-            step: number | null;
-            /** Format: double */
-            stability: number | null;
-            /** Format: double */
-            difficulty: number | null;
-            /** Format: date-time */
-            due: string;
-            /** Format: date-time */
-            last_review: string | null;
-            reps: number;
-            lapses: number;
-            suspended: boolean;
-            leech: boolean;
-            /** Format: date-time */
-            buried_until: string | null;
-            source_changed: boolean;
-            source_type: components["schemas"]["SourceTypeEnum"];
-            source_id: number;
-            /** Format: date-time */
-            added_at: string;
-            /** @description Written by the export for people reading the file; ignored on import (the card's own text is used) */
-            front?: string;
-            /** @description Written by the export for people reading the file; ignored on import (the card's own text is used) */
-            back?: string;
-            reviews: components["schemas"]["ImportReviewRequest"][];
         };
         /**
          * @description * `json` - The kit's JSON collection file
@@ -3752,7 +3695,7 @@ export interface components {
             progress: number;
             upload_bytes: number;
             /** @description When done: what was imported (the format's answer) */
-            result: (components["schemas"]["ImportOutput"] | components["schemas"]["ApkgImportOutput"]) | null;
+            result: components["schemas"]["ImportJobResult"] | null;
             /** @description When failed: why; nothing was changed */
             error: components["schemas"]["ImportJobError"] | null;
             /** Format: date-time */
@@ -3770,6 +3713,7 @@ export interface components {
                 [key: string]: string[];
             };
         };
+        ImportJobResult: components["schemas"]["ImportOutput"] | components["schemas"]["ApkgImportOutput"];
         /**
          * @description * `queued` - queued
          *     * `running` - running
@@ -3782,16 +3726,6 @@ export interface components {
             cards: number;
             reviews: number;
         };
-        ImportRequest: {
-            format: components["schemas"]["FormatEnum"];
-            version: components["schemas"]["VersionEnum"];
-            /**
-             * Format: date-time
-             * @description When the file was written
-             */
-            exported_at?: string;
-            cards: components["schemas"]["ImportCardRequest"][];
-        };
         ImportReview: {
             /** Format: uuid */
             review_id: string;
@@ -3802,21 +3736,6 @@ export interface components {
             state_before: components["schemas"]["CardStateEnum"];
             state_after: components["schemas"]["CardStateEnum"];
             before: components["schemas"]["Snapshot"];
-            /** @description What the review endpoint answered, stored as given */
-            after: {
-                [key: string]: (string | number | boolean) | null;
-            };
-        };
-        ImportReviewRequest: {
-            /** Format: uuid */
-            review_id: string;
-            rating: number;
-            /** Format: date-time */
-            reviewed_at: string;
-            duration_ms: number | null;
-            state_before: components["schemas"]["CardStateEnum"];
-            state_after: components["schemas"]["CardStateEnum"];
-            before: components["schemas"]["SnapshotRequest"];
             /** @description What the review endpoint answered, stored as given */
             after: {
                 [key: string]: (string | number | boolean) | null;
@@ -4983,6 +4902,8 @@ export interface components {
             back_html: string;
             /** @description The Anki deck it was imported from (empty: written here) */
             anki_deck: string;
+            /** @description The ids of every card its note makes: one, or one per cloze deletion number (c1, c2, …) in that order */
+            note_cards: number[];
         };
         OwnCardInputRequest: {
             /**
@@ -6148,25 +6069,6 @@ export interface components {
             name: string;
         };
         Snapshot: {
-            state: components["schemas"]["CardStateEnum"];
-            step: number | null;
-            /** Format: double */
-            stability: number | null;
-            /** Format: double */
-            difficulty: number | null;
-            /** Format: date-time */
-            due: string;
-            /** Format: date-time */
-            last_review: string | null;
-            reps: number;
-            lapses: number;
-            suspended: boolean;
-            leech: boolean;
-            /** Format: date-time */
-            buried_until: string | null;
-            source_changed: boolean;
-        };
-        SnapshotRequest: {
             state: components["schemas"]["CardStateEnum"];
             step: number | null;
             /** Format: double */
@@ -11166,214 +11068,6 @@ export interface operations {
                 };
             };
             /** @description No such image of yours */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Method not allowed */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Throttled; retry later */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A required service (database or job queue) is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    flashcards_import_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ImportRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ImportOutput"];
-                };
-            };
-            /** @description Invalid input; `fields` names the field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such card in your collection */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Method not allowed */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Throttled; retry later */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A required service (database or job queue) is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    flashcards_import_apkg_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/octet-stream": string;
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApkgImportOutput"];
-                };
-            };
-            /** @description Invalid input; `fields` names the field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not signed in */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such card in your collection */
             404: {
                 headers: {
                     [name: string]: unknown;
