@@ -14,7 +14,7 @@ from rest_framework.decorators import api_view, authentication_classes, permissi
 from rest_framework.response import Response
 
 from apps.core.services import broker_status, cache_status, database_status
-from apps.core.spa import is_client_route
+from apps.core.spa import page_exists
 
 _HEALTH_FIELDS = {
     "status": serializers.CharField(),
@@ -58,8 +58,8 @@ def ping(request):
 def spa_index(request, path: str = ""):
     """Serves the built single-page app; the client router takes it from there.
 
-    A path no page of the client knows (frontend/src/routes.json, the list the client itself uses) gets the same shell
-    with HTTP 404, and the shell says so. The page also tells the client whether this browser is signed in, so an
+    A path no page of the client knows (frontend/src/routes.json, the list the client itself uses), or a page whose
+    chapter, term or question is not there for this reader, gets the same shell with HTTP 404, and the shell says so. The page also tells the client whether this browser is signed in, so an
     anonymous visit does not have to ask the API (and log a 401) to find out.
     """
     index = settings.FRONTEND_DIST / "index.html"
@@ -71,7 +71,7 @@ def spa_index(request, path: str = ""):
     html = _index_html(str(index), index.stat().st_mtime_ns).replace(
         "<head>", f'<head>\n    <meta name="session" content="{session}" />', 1
     )
-    return HttpResponse(html, status=200 if is_client_route(path) else 404, content_type="text/html; charset=utf-8")
+    return HttpResponse(html, status=200 if page_exists(path, request.user) else 404, content_type="text/html; charset=utf-8")
 
 
 @lru_cache(maxsize=4)

@@ -50,6 +50,11 @@ def chapter_queryset(user, *, author: bool | None = None) -> QuerySet[Chapter]:
     return Chapter.objects.readable(author=author).select_related("part")
 
 
+def chapter_page_exists(user, slug: str) -> bool:
+    """Whether /learn/<slug> shows a chapter to this reader (apps.core.spa answers 404 otherwise)."""
+    return chapter_queryset(user).filter(slug=slug).exists()
+
+
 def chapter_links_queryset(*, author: bool) -> QuerySet[Chapter]:
     """Readable chapters with just what a link needs (slug and title), in curriculum order."""
     return Chapter.objects.links(author=author)

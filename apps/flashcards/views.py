@@ -1,5 +1,7 @@
 """Flashcard API: thin views — validate, call one service or selector, shape the answer."""
 
+import io
+import tempfile
 
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
@@ -459,12 +461,24 @@ def _download(content: bytes, content_type: str, filename: str) -> HttpResponse:
 
 
 class UploadParser(RawBodyParser):
-    """Up to the largest import a job takes; the job checks its format's own limit."""
+    """Up to the largest import a job takes (the job checks its format's own limit), read a chunk at a time into a
+    spooled file: a large upload waits on disk, not in the web worker's memory."""
 
     limit = max(jobs.MAX_UPLOAD_BYTES.values())
 
     def too_large(self) -> Exception:
         return ParseError(f"Import file too large (at most {self.limit // 2**20} MB).")
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        upload = jobs.Upload(tempfile.SpooledTemporaryFile(max_size=jobs.CHUNK_BYTES), 0)
+        while stream is not None and (chunk := stream.read(jobs.CHUNK_BYTES)):
+            upload.size += len(chunk)
+            if upload.size > self.limit:
+                upload.file.close()
+                raise self.too_large()
+            upload.file.write(chunk)
+        upload.file.seek(0)
+        return upload
 
 
 class ImportJobListApi(FileFormatParam, FlashcardApi):
@@ -482,8 +496,9 @@ class ImportJobListApi(FileFormatParam, FlashcardApi):
     def post(self, request):
         query = s.ImportJobQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        data = request.data if isinstance(request.data, bytes) else b""
-        job = jobs.import_job_create(user=request.user, fmt=query.validated_data["format"], data=data)
+        upload = request.data if isinstance(request.data, jobs.Upload) else jobs.Upload(io.BytesIO(), 0)
+        with upload.file:
+            job = jobs.import_job_create(user=request.user, fmt=query.validated_data["format"], upload=upload)
         body = jobs.import_job_body(job)
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
 

@@ -40,6 +40,11 @@ def term_list(*, user, q: str = "") -> QuerySet[Term]:
     return terms.filter(Q(term__icontains=q) | Q(pk__in=alias_hits))
 
 
+def term_page_exists(user, slug: str) -> bool:
+    """Whether /glossary/<slug> shows a term to this reader (apps.core.spa answers 404 otherwise)."""
+    return Term.objects.visible_to(user).filter(slug=slug).exists()
+
+
 def term_get(*, user, slug: str, author: bool | None = None) -> Term:
     author = is_author(user) if author is None else author
     queryset = Term.objects.for_author(author).prefetch_related(

@@ -56,6 +56,11 @@ ATTEMPT_TOKEN_SALT = "apps.quiz.investigation-attempt-token"
 
 
 @lru_cache(maxsize=4096)
+def question_page_exists(user, id: str) -> bool:
+    """Whether /practice/questions/<id> shows a question to this reader (apps.core.spa answers 404 otherwise)."""
+    return id.isdigit() and len(id) < 19 and Question.objects.visible_to(user).filter(pk=int(id)).exists()
+
+
 def markdown_html(text: str) -> str:
     return render_markdown(text)
 

@@ -19,7 +19,7 @@ HISTORY = re.compile(r"\b(was|were|earlier|older|before|prior|until|used to|long
 RULES = {
     "gpu_memory_utilization defaults to 0.9": (
         "0.92 at v0.33.0 (vllm/config/cache.py: CacheConfig.gpu_memory_utilization)",
-        lambda s: bool((re.search(r"gpu[_-]memory[_-]utilization", s) and re.search(r"\bdefault", s, re.I)
+        lambda s: bool(((re.search(r"gpu[_-]memory[_-]utilization", s) and re.search(r"\bdefault", s, re.I))
                         or re.search(r"vLLM's [^,;]{0,20}budget", s))
                        and re.search(r"(?<![\d.])0\.90?(?![\d%])", s))),
     "async scheduling as a flag to turn on": (

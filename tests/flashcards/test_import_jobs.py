@@ -134,3 +134,26 @@ def test_a_job_whose_worker_died_is_failed_and_frees_the_slot(content, learner_c
     assert body["status"] == "failed" and "stopped" in body["error"]["detail"]
     assert send(learner_client, package).status_code == 202
     assert jobs.import_job_run(job_id=job["id"]) is None  # a late redelivery of the dead job changes nothing
+
+
+def test_the_upload_is_stored_a_chunk_at_a_time_byte_for_byte(content, learner_client, monkeypatch):
+    """The request reads the body into a spooled file and appends it to the job a chunk at a time (7 bytes here, so
+    a short body takes several); every byte arrives, NULs and bytes that are not UTF-8 included."""
+    monkeypatch.setattr(jobs, "CHUNK_BYTES", 7)
+    body = bytes(range(256)) * 3 + b"\x00\xff"
+    response = send(learner_client, body)
+    assert response.status_code == 202, response.json()
+    assert bytes(ImportJob.objects.get(id=response.json()["id"]).upload) == body
+
+
+def test_sqlite_appends_blobs_byte_for_byte():
+    """SQLite's || makes text of two blobs; the statement casts the result back to the same bytes."""
+    import sqlite3
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE flashcards_importjob (id integer, upload blob)")
+    db.execute("INSERT INTO flashcards_importjob VALUES (1, x'')")
+    chunks = [b"\x00\xff\xfe", bytes(range(256)), b"\x80\x00"]
+    for chunk in chunks:
+        db.execute(jobs.APPEND_SQL["sqlite"].replace("%s", "?"), (chunk, 1))
+    assert db.execute("SELECT upload, typeof(upload) FROM flashcards_importjob").fetchone() == (b"".join(chunks), "blob")
