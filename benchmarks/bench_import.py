@@ -8,8 +8,9 @@ the limit, for the import and for the export; --mb sets the file's size, 20 MB b
 export must import back, as a job takes JSON up to 100 MB)
 Uses DATABASE_URL when set (the bench user and its cards are removed afterwards), otherwise a fresh SQLite file
 in a temporary folder. Migrates first. Writes a 20 MB export (20,000 cards, with reviews to fill the size). A fresh
-child process sends it to the import endpoint (the request only stores it: its own time is printed) and runs the
-job as a worker does (apps.flashcards.interchange.jobs.import_job_run); a second child reads the JSON export of
+child process sends it over HTTP, streamed from the file, to the import endpoint of a server process of its own
+(runserver, one thread, DEBUG off; the request only stores the file: the server's CPU and peak memory are printed),
+another runs the job as a worker does (apps.flashcards.interchange.jobs.import_job_run); a third reads the JSON export of
 the imported collection through the API, chunk by chunk as a client would. Each reports wall and CPU seconds,
 resident memory before and its peak after (VmRSS, VmHWM), and with --tracemalloc the peak of Python allocations (tracing slows the work several
 times over, so its CPU figure is not the real one).
@@ -125,17 +126,14 @@ def measure(step: str, arg: str, trace: bool) -> None:
     user = get_user_model().objects.get(username=USERNAME)
     client = Client()
     client.force_login(user)
-    data = Path(arg).read_bytes() if step.startswith("request") else b""
+    if step.startswith("request"):
+        print(json.dumps(request_to_server(user, Path(arg), "apkg" if step == "request-apkg" else "json")))
+        return
     rss_before = memory_kb("VmRSS")
     if trace:
         tracemalloc.start()
     cpu, wall = time.process_time(), time.perf_counter()
-    if step in ("request", "request-apkg"):
-        fmt = "apkg" if step == "request-apkg" else "json"
-        response = client.post(f"/api/v1/flashcards/imports/?format={fmt}", data=data,
-                               content_type="application/octet-stream")
-        status, answer = response.status_code, response.json()["id"]
-    elif step == "job":
+    if step == "job":
         job = import_job_run(job_id=arg)
         status, answer = job.status, json.dumps(job.result or job.error)[:200]
     else:
@@ -149,6 +147,59 @@ def measure(step: str, arg: str, trace: bool) -> None:
     print(json.dumps({"status": status, "answer": answer, "cpu_s": cpu, "wall_s": wall,
                       "tracemalloc_peak_mb": peak / 2**20, "rss_before_mb": rss_before / 1024,
                       "rss_after_mb": rss_after / 1024}))
+
+
+def _server_figures(pid: int, field: str) -> tuple[float, float]:
+    """(CPU seconds, resident kB as ``field``) of another process, from /proc."""
+    stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    cpu = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return cpu, int(line.split()[1])
+    raise RuntimeError(f"no {field} for process {pid}")
+
+
+def request_to_server(user, path: Path, fmt: str) -> dict:
+    """The upload as a client sends it: to a server process of its own (runserver, one thread, production settings)
+    over HTTP, the body streamed from the file. The server's CPU and its peak resident memory are the request's."""
+    import http.client
+    import socket
+
+    from rest_framework.authtoken.models import Token
+
+    token = Token.objects.get_or_create(user=user)[0].key
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "DEBUG": "false", "SECRET_KEY": "bench-import-only-" + uuid.uuid4().hex,
+           "SECURE_SSL_REDIRECT": "false"}
+    server = subprocess.Popen([sys.executable, "manage.py", "runserver", "--noreload", "--nothreading",
+                               f"127.0.0.1:{port}"], cwd=Path(__file__).resolve().parents[1], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        headers = {"Authorization": f"Token {token}"}
+        for _ in range(600):  # up to 60 s to start; then one request so that the first one's imports are done
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+                connection.request("GET", "/api/v1/flashcards/imports/", headers=headers)
+                connection.getresponse().read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        cpu_before, rss_before = _server_figures(server.pid, "VmRSS")
+        wall = time.perf_counter()
+        with path.open("rb") as body:
+            connection.request("POST", f"/api/v1/flashcards/imports/?format={fmt}", body=body, headers={
+                **headers, "Content-Type": "application/octet-stream", "Content-Length": str(path.stat().st_size)})
+            response = connection.getresponse()
+            answer = json.loads(response.read())
+        wall = time.perf_counter() - wall
+        cpu_after, peak = _server_figures(server.pid, "VmHWM")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return {"status": response.status, "answer": answer.get("id", answer), "cpu_s": cpu_after - cpu_before,
+            "wall_s": wall, "tracemalloc_peak_mb": 0, "rss_before_mb": rss_before / 1024, "rss_after_mb": peak / 1024}
 
 
 def child(args: list[str], trace: bool) -> dict:
@@ -197,11 +248,14 @@ def main(trace: bool, limit: int = LIMIT) -> None:
     finally:
         get_user_model().objects.filter(username=USERNAME).delete()
         Card.objects.filter(source_id__gte=SOURCE_BASE, source_id__lt=SOURCE_BASE + CARDS).delete()
-    report("import request (stores the file, answers 202; the Django test client's copies of the body included)",
-           stored, trace, "202")
+    report("import request (stores the file, answers 202; measured in the server process it was sent to)",
+           stored, False, "202")
     report("import job (as a worker runs it)", imported, trace, "done")
     report("JSON export", exported, trace, "200")
+    report("Anki package import request (measured in the server process)", stored_apkg, False, "202")
     report("Anki package import job (as a worker runs it)", imported_apkg, trace, "done")
+
+
 
 if __name__ == "__main__":
     tracing = "--tracemalloc" in sys.argv
