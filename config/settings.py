@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "apps.flashcards",
     "apps.search",
     "apps.simulators",
+    "apps.plans",
 ]
 
 MIDDLEWARE = [

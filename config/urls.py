@@ -14,6 +14,7 @@ api_v1 = [
     path("", include("apps.quiz.urls")),
     path("", include("apps.flashcards.urls")),
     path("", include("apps.search.urls")),
+    path("", include("apps.plans.urls")),
     path("simulators/", include("apps.simulators.api.urls")),
 ]
 
