@@ -43,7 +43,7 @@ class StudyPlanApi(APIView):
 class StudyPlanCalendarApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={(200, "text/calendar"): OpenApiTypes.STR, **ERRORS},
+    @extend_schema(operation_id="study_plan_calendar", responses={(200, "text/calendar"): OpenApiTypes.STR, **ERRORS},
                    summary="The plan's study days as an iCalendar file (.ics)")
     def get(self, request):
         response = HttpResponse(services.plan_calendar(user=request.user, now=timezone.now()),

@@ -12,11 +12,17 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from django.utils import timezone
 
 Value = Any  # a value, or a callable taking the Ctx and returning one
+
+
+def _plan_body() -> dict:
+    return {"interview_date": (timezone.now().date() + timedelta(days=14)).isoformat(),
+            "minutes_per_day": 45, "days_off": [6], "level": "mid", "parts": []}
 MISSING = "no-such-slug-anywhere"
 
 
@@ -461,6 +467,14 @@ EXAMPLES: dict[str, Example] = {
     "flashcards_decks_preset_update": Example(path=lambda c: {"slug": c.chapter_deck()}, body=lambda c: {"preset": c.preset()},
                                               bad=Bad(path={"slug": MISSING}, status=404)),
     "srs_settings_retrieve": Example(bad=Bad(who="anonymous")),
+    "study_plan_update": Example(body=lambda ctx: _plan_body(), bad=Bad(body={"interview_date": "2020-01-01",
+                                                                            "minutes_per_day": 30, "level": "mid"})),
+    "study_plan_retrieve": Example(setup=lambda ctx: ctx.ok("put", "/api/v1/study-plan/", _plan_body()),
+                                   bad=Bad(who="anonymous")),
+    "study_plan_destroy": Example(setup=lambda ctx: ctx.ok("put", "/api/v1/study-plan/", _plan_body()),
+                                  bad=Bad(who="anonymous")),
+    "study_plan_calendar": Example(setup=lambda ctx: ctx.ok("put", "/api/v1/study-plan/", _plan_body()),
+                                   bad=Bad(who="anonymous")),
     "srs_settings_partial_update": Example(body={"desired_retention": 0.85}, bad=Bad(body={"desired_retention": 2},
                                                                                      status=400)),
     # --- simulators --------------------------------------------------------------------------------------------

@@ -1735,6 +1735,42 @@ export interface paths {
         patch: operations["srs_settings_partial_update"];
         trace?: never;
     };
+    "/api/v1/study-plan/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your plan from today to the interview: each day's chapters, reviews, new cards and practice, and predicted readiness by topic on the day */
+        get: operations["study_plan_retrieve"];
+        /** Set your interview date and study budget; answers the plan */
+        put: operations["study_plan_update"];
+        post?: never;
+        /** Drop your study plan */
+        delete: operations["study_plan_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/study-plan/calendar.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The plan's study days as an iCalendar file (.ics) */
+        get: operations["study_plan_calendar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/topics/": {
         parameters: {
             query?: never;
@@ -2316,7 +2352,7 @@ export interface components {
             order: number;
             summary: string;
             minutes: number;
-            level: components["schemas"]["LevelEnum"];
+            level: components["schemas"]["Level93fEnum"];
             objectives: string[];
             key_numbers: components["schemas"]["KeyNumber"][];
             body_html: string;
@@ -2341,7 +2377,7 @@ export interface components {
             summary: string;
             /** Format: int64 */
             minutes?: number;
-            level?: components["schemas"]["LevelEnum"];
+            level?: components["schemas"]["Level93fEnum"];
             readonly status: string | null;
         };
         ChapterRef: {
@@ -2359,7 +2395,7 @@ export interface components {
             order: number;
             summary: string;
             minutes?: number;
-            level?: components["schemas"]["LevelEnum"];
+            level?: components["schemas"]["Level93fEnum"];
             objectives?: string[];
             key_numbers?: components["schemas"]["KeyNumberWriteRequest"][];
             /** @description Markdown, at most 200 KB */
@@ -4465,10 +4501,17 @@ export interface components {
          * @description * `core` - Core
          *     * `mid` - Mid
          *     * `senior` - Senior
+         * @enum {string}
+         */
+        Level0c0Enum: "core" | "mid" | "senior";
+        /**
+         * @description * `core` - Core
+         *     * `mid` - Mid
+         *     * `senior` - Senior
          *     * `staff` - Staff
          * @enum {string}
          */
-        LevelEnum: "core" | "mid" | "senior" | "staff";
+        Level93fEnum: "core" | "mid" | "senior" | "staff";
         LevelScore: {
             level: string;
             answered: number;
@@ -5190,7 +5233,7 @@ export interface components {
             order?: number;
             summary?: string;
             minutes?: number;
-            level?: components["schemas"]["LevelEnum"];
+            level?: components["schemas"]["Level93fEnum"];
             objectives?: string[];
             key_numbers?: components["schemas"]["KeyNumberWriteRequest"][];
             /** @description Markdown, at most 200 KB */
@@ -5365,7 +5408,7 @@ export interface components {
         PatchedQuestionWriteRequest: {
             slug?: string;
             kind?: components["schemas"]["QuestionKindEnum"];
-            level?: components["schemas"]["LevelEnum"];
+            level?: components["schemas"]["Level93fEnum"];
             /** @description Lowercase-hyphenated topic tags */
             topics?: string[];
             /** @description Chapter slugs (at least one) */
@@ -5461,6 +5504,100 @@ export interface components {
          * @enum {string}
          */
         PhaseEnum: "prefill" | "decode";
+        Plan: {
+            /** Format: date */
+            interview_date: string;
+            minutes_per_day: number;
+            days_off: number[];
+            level: components["schemas"]["Level0c0Enum"];
+            parts: string[];
+            /** Format: date */
+            today: string;
+            days: components["schemas"]["PlanDay"][];
+            topics: components["schemas"]["PlanTopic"][];
+            /**
+             * Format: double
+             * @description Readiness over every topic, weighted by its cards
+             */
+            readiness: number;
+            /** @description Chapters the minutes do not reach */
+            unread: string[];
+            /** @description Reviews still due on the interview day */
+            reviews_left: number;
+            /** @description What would raise readiness most */
+            advice: string;
+        };
+        PlanChapter: {
+            slug: string;
+            title: string;
+            minutes: number;
+            url: string;
+        };
+        PlanDay: {
+            /** Format: date */
+            date: string;
+            day_off: boolean;
+            /** @description One of the last days: reviews only */
+            review_only: boolean;
+            /** @description Flashcard reviews FSRS has due that day, as the plan follows them */
+            reviews: number;
+            /** @description Cards of the day's chapters added to the collection */
+            new_cards: number;
+            mock_interview: boolean;
+            /**
+             * Format: double
+             * @description Minutes the day's list takes
+             */
+            minutes: number;
+            practice: components["schemas"]["PlanPractice"] | null;
+            chapters: components["schemas"]["PlanChapter"][];
+        };
+        PlanInputRequest: {
+            /**
+             * Format: date
+             * @description The interview's day (after today, within a year)
+             */
+            interview_date: string;
+            /** @description Minutes of study a day */
+            minutes_per_day: number;
+            /** @description Weekdays with no study: 0 Monday ... 6 Sunday */
+            days_off?: number[];
+            /**
+             * @description The level the interview asks for
+             *
+             *     * `core` - Core
+             *     * `mid` - Mid
+             *     * `senior` - Senior
+             */
+            level: components["schemas"]["Level0c0Enum"];
+            /** @description Part slugs to focus on; empty: every part */
+            parts?: string[];
+        };
+        PlanPractice: {
+            topics: string[];
+            level: string;
+            /** @description The practice page with the weakest topic and the level chosen */
+            url: string;
+        };
+        PlanTopic: {
+            topic: string;
+            cards: number;
+            /**
+             * Format: double
+             * @description Mean FSRS retrievability of the topic's cards on the interview day
+             */
+            recall: number;
+            /**
+             * Format: double
+             * @description Practice score at the plan's level; null: none yet
+             */
+            accuracy: number | null;
+            /**
+             * Format: double
+             * @description Mean of recall and accuracy (0 for no practice)
+             */
+            readiness: number;
+        };
         PrefixCacheInputRequest: {
             /** @description Token id lists, in arrival order */
             prompts?: number[][];
@@ -5545,7 +5682,7 @@ export interface components {
             readonly id: number;
             slug: string;
             kind: components["schemas"]["QuestionKindEnum"];
-            level: components["schemas"]["LevelEnum"];
+            level: components["schemas"]["Level93fEnum"];
             readonly prompt_html: string;
             readonly topics: string[];
             readonly chapters: components["schemas"]["ChapterRef"][];
@@ -5607,7 +5744,7 @@ export interface components {
         QuestionWriteRequest: {
             slug: string;
             kind: components["schemas"]["QuestionKindEnum"];
-            level: components["schemas"]["LevelEnum"];
+            level: components["schemas"]["Level93fEnum"];
             /** @description Lowercase-hyphenated topic tags */
             topics?: string[];
             /** @description Chapter slugs (at least one) */
@@ -6005,7 +6142,7 @@ export interface components {
             chapter?: string[];
             /** @description Topic tags */
             topic?: string[];
-            level?: components["schemas"]["LevelEnum"][];
+            level?: components["schemas"]["Level93fEnum"][];
             kind?: components["schemas"]["QuestionKindEnum"][];
             /** @default practice */
             mode: components["schemas"]["ModeEnum"];
@@ -6037,7 +6174,7 @@ export interface components {
             chapter?: string[];
             /** @description Topic tags */
             topic?: string[];
-            level?: components["schemas"]["LevelEnum"][];
+            level?: components["schemas"]["Level93fEnum"][];
             kind?: components["schemas"]["QuestionKindEnum"][];
         };
         SessionList: {
@@ -18683,6 +18820,373 @@ export interface operations {
             };
         };
     };
+    study_plan_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in: the plan lives on your account */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No study plan yet */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    study_plan_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in: the plan lives on your account */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No study plan yet */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    study_plan_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in: the plan lives on your account */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    study_plan_calendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in: the plan lives on your account */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No study plan yet */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     topics_list: {
         parameters: {
             query?: {
@@ -18882,7 +19386,8 @@ export const jobWorkloadInputRequestOutput_tokensOneOf4DistValues: ReadonlyArray
 export const k8sRequirementInputOperatorEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["K8sRequirementInputOperatorEnum"]> = ["In", "NotIn", "Exists", "DoesNotExist"];
 export const k8sTolerationInputOperatorEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["K8sTolerationInputOperatorEnum"]> = ["Equal", "Exists"];
 export const kvDtypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KvDtypeEnum"]> = ["bf16", "fp16", "fp8"];
-export const levelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LevelEnum"]> = ["core", "mid", "senior", "staff"];
+export const level0c0EnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Level0c0Enum"]> = ["core", "mid", "senior"];
+export const level93fEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Level93fEnum"]> = ["core", "mid", "senior", "staff"];
 export const lineSpacingEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LineSpacingEnum"]> = ["compact", "normal", "relaxed"];
 export const mergeInputRequestChaptersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MergeInputRequest"]["chapters"][string]> = ["reading", "understood"];
 export const mlpEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MlpEnum"]> = ["gated", "plain"];
