@@ -1,11 +1,7 @@
 from django.conf import settings
 from django.db import models
 
-
-class StudyLevel(models.TextChoices):
-    CORE = "core", "Core"
-    MID = "mid", "Mid"
-    SENIOR = "senior", "Senior"
+from apps.courses.models import Level
 
 
 class StudyPlan(models.Model):
@@ -16,7 +12,7 @@ class StudyPlan(models.Model):
     interview_date = models.DateField()
     minutes_per_day = models.PositiveSmallIntegerField()
     days_off = models.JSONField(default=list, blank=True, help_text="Weekdays with no study: 0 Monday ... 6 Sunday")
-    level = models.CharField(max_length=10, choices=StudyLevel.choices, default=StudyLevel.MID)
+    level = models.CharField(max_length=10, choices=Level.choices, default=Level.MID)
     parts = models.JSONField(default=list, blank=True, help_text="Part slugs to focus on; empty: every part")
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -4,10 +4,12 @@ The plan walks the days in order and spends each study day's minutes in this ord
 1. the flashcard reviews FSRS says are due that day (overdue ones first), each rated Good, as the learner is
    expected to; a review costs REVIEW_SECONDS, and what does not fit stays due for the next day;
 2. on the mock-interview day (the last study day before the review-only days), the timed mock interview;
-3. chapters, unread prerequisites first, then in curriculum order, whole chapters while they fit (a chapter longer
+3. a practice set of PRACTICE_MINUTES on the weakest topics met so far at the target level (never practised ones
+   first), when the next chapter still fits beside it;
+4. chapters, unread prerequisites first, then in curriculum order, whole chapters while they fit (a chapter longer
    than a whole day is read alone on a day of its own), each adding its cards the learner does not hold yet at
    NEW_CARD_SECONDS each (the ones that do not fit wait for the next day);
-4. a practice set on the weakest topics at the target level, when PRACTICE_MINUTES are left.
+5. the practice set after all, if step 3 left it out and the minutes allow.
 The last REVIEW_ONLY_DAYS study days hold only reviews. Days off hold nothing.
 
 Predicted recall: each card of a topic followed through the plan (every planned review moves its FSRS memory), then
@@ -134,7 +136,7 @@ def build_plan(*, today: date, interview: date, minutes_per_day: int, days_off: 
     memory = {card.id: card.memory for card in cards}
     pending_chapters = reading_order(chapters)
     pending_new: list[int] = []
-    weakest = sorted(accuracy, key=lambda topic: (accuracy[topic], topic))[:3]
+    topics_of = {card.id: card.topics for card in cards}
     days = []
     for day in dates:
         plan = Day(date=day, day_off=day.weekday() in off, review_only=day in review_only)
@@ -153,6 +155,11 @@ def build_plan(*, today: date, interview: date, minutes_per_day: int, days_off: 
             plan.mock_interview = True
             budget -= MOCK_MINUTES * 60
         if not plan.review_only:
+            practice = PRACTICE_MINUTES * 60
+            has_topics = bool(accuracy) or any(topics_of.values())
+            reserved = has_topics and budget >= practice and (
+                not pending_chapters or budget - practice >= pending_chapters[0].minutes * 60)
+            budget -= practice if reserved else 0  # kept for every day the next chapter still fits beside it
             while pending_chapters and (pending_chapters[0].minutes * 60 <= budget
                                         or (not plan.chapters and budget == minutes_per_day * 60.0)):
                 chapter = pending_chapters.pop(0)
@@ -164,9 +171,10 @@ def build_plan(*, today: date, interview: date, minutes_per_day: int, days_off: 
                 memory[card_id], _ = _study(memory.get(card_id), moment, end, scheduler)
                 plan.new_cards += 1
                 budget -= NEW_CARD_SECONDS
-            if weakest and budget >= PRACTICE_MINUTES * 60:
-                plan.practice_topics = list(weakest)
-                budget -= PRACTICE_MINUTES * 60
+            if not reserved and has_topics and budget >= practice:
+                reserved, budget = True, budget - practice
+            if reserved:  # chosen once the day's cards are studied: today's chapters' topics count as met
+                plan.practice_topics = _weakest(topics_of, memory, accuracy)
         plan.minutes = round(minutes_per_day - max(budget, 0) / 60, 1)
     topics = _readiness(cards, memory, accuracy, clock.start_of(interview) + STUDY_HOUR, scheduler)
     total = sum(topic.cards for topic in topics)
@@ -174,6 +182,15 @@ def build_plan(*, today: date, interview: date, minutes_per_day: int, days_off: 
     reviews_left = sum(1 for m in memory.values() if m is not None and m.due < clock.start_of(interview))
     return Plan(days=days, topics=topics, readiness=overall, unread=[c.slug for c in pending_chapters],
                 reviews_left=reviews_left, advice=_advice(topics, [c.title for c in pending_chapters]))
+
+
+def _weakest(topics_of: dict[int, tuple[str, ...]], memory: dict[int, Memory | None], accuracy: dict[str, float],
+             count: int = 3) -> list[str]:
+    """The topics to practise: among those met so far (a card studied or planned), never practised first, then the
+    lowest accuracy; every topic when none is met yet."""
+    met = {topic for card_id, known in memory.items() if known is not None for topic in topics_of.get(card_id, ())}
+    candidates = met or {topic for topics in topics_of.values() for topic in topics} | set(accuracy)
+    return sorted(candidates, key=lambda topic: (accuracy.get(topic, -1.0), topic))[:count]
 
 
 def _readiness(cards: list[CardIn], memory: dict[int, Memory | None], accuracy: dict[str, float], on: datetime,

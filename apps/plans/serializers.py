@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from apps.plans.models import StudyLevel
+from apps.courses.models import Level
 
 
 class PlanInputSerializer(serializers.Serializer):
@@ -9,7 +9,7 @@ class PlanInputSerializer(serializers.Serializer):
     days_off = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=6), max_length=7,
                                      required=False, default=list,
                                      help_text="Weekdays with no study: 0 Monday ... 6 Sunday")
-    level = serializers.ChoiceField(choices=StudyLevel.choices, help_text="The level the interview asks for")
+    level = serializers.ChoiceField(choices=Level.choices, help_text="The level the interview asks for")
     parts = serializers.ListField(child=serializers.SlugField(max_length=80), max_length=50, required=False,
                                   default=list, help_text="Part slugs to focus on; empty: every part")
 
@@ -51,7 +51,7 @@ class PlanSerializer(serializers.Serializer):
     interview_date = serializers.DateField()
     minutes_per_day = serializers.IntegerField()
     days_off = serializers.ListField(child=serializers.IntegerField())
-    level = serializers.ChoiceField(choices=StudyLevel.choices)
+    level = serializers.ChoiceField(choices=Level.choices)
     parts = serializers.ListField(child=serializers.CharField())
     today = serializers.DateField()
     days = PlanDaySerializer(many=True)

@@ -10,6 +10,7 @@ const GlossaryArea = lazy(() => import("./areas/glossary"));
 const PracticeArea = lazy(() => import("./areas/practice"));
 const FlashcardsArea = lazy(() => import("./areas/flashcards"));
 const LabArea = lazy(() => import("./areas/lab"));
+const PlanArea = lazy(() => import("./areas/plan"));
 import { AccountPage, LoginPage, SignupPage } from "./areas/account";
 import Home from "./Home";
 import labPages from "./generated/lab-pages.json";
@@ -48,6 +49,7 @@ const TITLES: Array<[string, (params: Record<string, string | undefined>) => str
   ["/login", () => "Log in"],
   ["/signup", () => "Sign up"],
   ["/account", () => "Account"],
+  ["/plan", () => "Study plan"],
 ];
 
 export function pageTitle(pathname: string): string | null {
@@ -65,6 +67,7 @@ const NAV = [
   { to: "/flashcards", label: "Flashcards" },
   { to: "/lab", label: "Simulators" },
   { to: "/glossary", label: "Glossary" },
+  { to: "/plan", label: "Plan" },
 ];
 
 function ThemeSwitch() {
@@ -122,6 +125,7 @@ export default function App() {
           <Route path="/login" element={<LoginPage />} />
           <Route path="/signup" element={<SignupPage />} />
           <Route path="/account" element={<AccountPage />} />
+          <Route path="/plan" element={<PlanArea />} />
           <Route path="*" element={<NotFound />} />
         </Routes>}
         </Suspense>

@@ -20,7 +20,7 @@ const GOALS: Goal[] = [
     title: "An interview next week",
     pitch: "The diagnosis framework and the numbers interviewers expect, then a timed mock interview graded on the server.",
     part: "interview-kit",
-    then: { to: "/practice/interview", label: "Start a mock interview" },
+    then: { to: "/plan", label: "Plan the days to your interview date" },
   },
   {
     id: "job",

@@ -32,7 +32,7 @@ def test_first_visit_start_here_leads_to_a_first_chapter(site, open_page, kind):
     for goal in ("An interview next week", "A job serving models", "Curiosity"):
         expect(start.get_by_role("heading", name=goal)).to_be_visible()
     expect(page.get_by_test_id("goal-interview").get_by_role("link", name=re.compile("Read"))).to_contain_text(interview_first.title)
-    expect(page.get_by_test_id("goal-interview").get_by_role("link", name="Start a mock interview")).to_have_attribute("href", "/practice/interview")
+    expect(page.get_by_test_id("goal-interview").get_by_role("link", name="Plan the days to your interview date")).to_have_attribute("href", "/plan")
     shot(page, f"start-here-{kind}")
 
     page.get_by_test_id("goal-curious").get_by_role("link", name=re.compile("Read")).click()

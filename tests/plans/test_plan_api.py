@@ -34,7 +34,7 @@ def course(db):
 
 
 def body(days: int = 14, **changes) -> dict:
-    return {"interview_date": (timezone.now().date() + timedelta(days=days)).isoformat(), "minutes_per_day": 40,
+    return {"interview_date": (timezone.now().date() + timedelta(days=days)).isoformat(), "minutes_per_day": 55,
             "days_off": [], "level": "mid", "parts": [], **changes}
 
 
@@ -45,7 +45,7 @@ def test_a_new_learner_gets_a_plan_to_the_date(course, learner_client):
     assert len(plan["days"]) == (timezone.now().date() + timedelta(days=14) - timezone.datetime.fromisoformat(
         plan["today"]).date()).days
     first = plan["days"][0]
-    # 40 minutes: a then b (prerequisite first, 30 min); their two new cards (1 min); c waits for tomorrow
+    # 55 minutes: the practice set (15), a then b (prerequisite first, 30); their two new cards (1); c waits
     assert [c["slug"] for c in first["chapters"]] == ["a", "b"] and first["chapters"][0]["url"] == "/learn/a"
     assert first["new_cards"] == 2 and first["reviews"] == 0
     assert [c["slug"] for c in plan["days"][1]["chapters"]] == ["c"]

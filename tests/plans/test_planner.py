@@ -1,5 +1,5 @@
 """A small plan derived by hand: three chapters (one a prerequisite of another), ten cards with known FSRS states, an
-interview five days out, 35 minutes a day. The recall figures are FSRS-6's forgetting curve and recall-stability
+interview five days out, 50 minutes a day. The recall figures are FSRS-6's forgetting curve and recall-stability
 formula written out here, with the default parameters w0..w20, not the scheduler's code."""
 
 import math
@@ -48,7 +48,7 @@ ACCURACY = {"kv-cache": 0.5, "batching": 0.8}
 
 
 def plan():
-    return build_plan(today=TODAY, interview=INTERVIEW, minutes_per_day=35, days_off=[], chapters=CHAPTERS,
+    return build_plan(today=TODAY, interview=INTERVIEW, minutes_per_day=50, days_off=[], chapters=CHAPTERS,
                       cards=CARDS, accuracy=ACCURACY, scheduler=Scheduler(enable_fuzzing=False), clock=CLOCK)
 
 
@@ -59,14 +59,15 @@ def test_prerequisites_come_first():
 def test_the_days_hold_what_the_minutes_allow_in_order():
     days = plan().days
     assert [d.date for d in days] == [TODAY + timedelta(days=n) for n in range(5)]
-    # Monday: A (10 min) and B (20 min) fill 30 of 35 minutes; 5 left is less than a practice set (15).
-    assert (days[0].chapters, days[0].reviews, days[0].practice_topics, days[0].minutes) == (["a", "b"], 0, [], 30.0)
-    # Tuesday: card 10's review (10 s), C (15 min), a practice set on the weakest topics first (15 min):
-    # 10 s + 30 min = 30.17 min.
+    # Monday: the practice set on the weakest topics first (15 min; B still fits beside it), then A (10) and B (20):
+    # 45 of 50 minutes; C (15) does not fit the 5 left.
+    assert (days[0].practice_topics, days[0].chapters, days[0].reviews) == (["kv-cache", "batching"], ["a", "b"], 0)
+    assert days[0].minutes == 45.0
+    # Tuesday: card 10's review (10 s), the practice set (15 min), C (15 min): 30 min 10 s.
     assert (days[1].chapters, days[1].reviews, days[1].practice_topics) == (["c"], 1, ["kv-cache", "batching"])
     assert days[1].minutes == round(30 + 10 / 60, 1)
-    # Wednesday: the last day before the two review-only days: the 30-minute mock interview.
-    assert days[2].mock_interview and days[2].minutes == 30.0 and not days[2].chapters
+    # Wednesday: the last day before the two review-only days: the 30-minute mock interview, then practice (15).
+    assert days[2].mock_interview and days[2].practice_topics and not days[2].chapters and days[2].minutes == 45.0
     # Thursday and Friday: review only; card 10 is next due round(S') days after Tuesday (S' from the formula).
     s_after = stability_after_good(2.0, 5.0, days=3)
     next_due = TODAY + timedelta(days=1 + round(s_after))

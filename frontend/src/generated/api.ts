@@ -2352,7 +2352,7 @@ export interface components {
             order: number;
             summary: string;
             minutes: number;
-            level: components["schemas"]["Level93fEnum"];
+            level: components["schemas"]["LevelEnum"];
             objectives: string[];
             key_numbers: components["schemas"]["KeyNumber"][];
             body_html: string;
@@ -2377,7 +2377,7 @@ export interface components {
             summary: string;
             /** Format: int64 */
             minutes?: number;
-            level?: components["schemas"]["Level93fEnum"];
+            level?: components["schemas"]["LevelEnum"];
             readonly status: string | null;
         };
         ChapterRef: {
@@ -2395,7 +2395,7 @@ export interface components {
             order: number;
             summary: string;
             minutes?: number;
-            level?: components["schemas"]["Level93fEnum"];
+            level?: components["schemas"]["LevelEnum"];
             objectives?: string[];
             key_numbers?: components["schemas"]["KeyNumberWriteRequest"][];
             /** @description Markdown, at most 200 KB */
@@ -4501,17 +4501,10 @@ export interface components {
          * @description * `core` - Core
          *     * `mid` - Mid
          *     * `senior` - Senior
-         * @enum {string}
-         */
-        Level0c0Enum: "core" | "mid" | "senior";
-        /**
-         * @description * `core` - Core
-         *     * `mid` - Mid
-         *     * `senior` - Senior
          *     * `staff` - Staff
          * @enum {string}
          */
-        Level93fEnum: "core" | "mid" | "senior" | "staff";
+        LevelEnum: "core" | "mid" | "senior" | "staff";
         LevelScore: {
             level: string;
             answered: number;
@@ -5233,7 +5226,7 @@ export interface components {
             order?: number;
             summary?: string;
             minutes?: number;
-            level?: components["schemas"]["Level93fEnum"];
+            level?: components["schemas"]["LevelEnum"];
             objectives?: string[];
             key_numbers?: components["schemas"]["KeyNumberWriteRequest"][];
             /** @description Markdown, at most 200 KB */
@@ -5408,7 +5401,7 @@ export interface components {
         PatchedQuestionWriteRequest: {
             slug?: string;
             kind?: components["schemas"]["QuestionKindEnum"];
-            level?: components["schemas"]["Level93fEnum"];
+            level?: components["schemas"]["LevelEnum"];
             /** @description Lowercase-hyphenated topic tags */
             topics?: string[];
             /** @description Chapter slugs (at least one) */
@@ -5509,7 +5502,7 @@ export interface components {
             interview_date: string;
             minutes_per_day: number;
             days_off: number[];
-            level: components["schemas"]["Level0c0Enum"];
+            level: components["schemas"]["LevelEnum"];
             parts: string[];
             /** Format: date */
             today: string;
@@ -5568,8 +5561,9 @@ export interface components {
              *     * `core` - Core
              *     * `mid` - Mid
              *     * `senior` - Senior
+             *     * `staff` - Staff
              */
-            level: components["schemas"]["Level0c0Enum"];
+            level: components["schemas"]["LevelEnum"];
             /** @description Part slugs to focus on; empty: every part */
             parts?: string[];
         };
@@ -5682,7 +5676,7 @@ export interface components {
             readonly id: number;
             slug: string;
             kind: components["schemas"]["QuestionKindEnum"];
-            level: components["schemas"]["Level93fEnum"];
+            level: components["schemas"]["LevelEnum"];
             readonly prompt_html: string;
             readonly topics: string[];
             readonly chapters: components["schemas"]["ChapterRef"][];
@@ -5744,7 +5738,7 @@ export interface components {
         QuestionWriteRequest: {
             slug: string;
             kind: components["schemas"]["QuestionKindEnum"];
-            level: components["schemas"]["Level93fEnum"];
+            level: components["schemas"]["LevelEnum"];
             /** @description Lowercase-hyphenated topic tags */
             topics?: string[];
             /** @description Chapter slugs (at least one) */
@@ -6142,7 +6136,7 @@ export interface components {
             chapter?: string[];
             /** @description Topic tags */
             topic?: string[];
-            level?: components["schemas"]["Level93fEnum"][];
+            level?: components["schemas"]["LevelEnum"][];
             kind?: components["schemas"]["QuestionKindEnum"][];
             /** @default practice */
             mode: components["schemas"]["ModeEnum"];
@@ -6174,7 +6168,7 @@ export interface components {
             chapter?: string[];
             /** @description Topic tags */
             topic?: string[];
-            level?: components["schemas"]["Level93fEnum"][];
+            level?: components["schemas"]["LevelEnum"][];
             kind?: components["schemas"]["QuestionKindEnum"][];
         };
         SessionList: {
@@ -19386,8 +19380,7 @@ export const jobWorkloadInputRequestOutput_tokensOneOf4DistValues: ReadonlyArray
 export const k8sRequirementInputOperatorEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["K8sRequirementInputOperatorEnum"]> = ["In", "NotIn", "Exists", "DoesNotExist"];
 export const k8sTolerationInputOperatorEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["K8sTolerationInputOperatorEnum"]> = ["Equal", "Exists"];
 export const kvDtypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KvDtypeEnum"]> = ["bf16", "fp16", "fp8"];
-export const level0c0EnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Level0c0Enum"]> = ["core", "mid", "senior"];
-export const level93fEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Level93fEnum"]> = ["core", "mid", "senior", "staff"];
+export const levelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LevelEnum"]> = ["core", "mid", "senior", "staff"];
 export const lineSpacingEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LineSpacingEnum"]> = ["compact", "normal", "relaxed"];
 export const mergeInputRequestChaptersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MergeInputRequest"]["chapters"][string]> = ["reading", "understood"];
 export const mlpEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MlpEnum"]> = ["gated", "plain"];

@@ -36,8 +36,9 @@ export function PracticeHome() {
   const chapter = params.get("chapter") ?? "";
   const [chapterTitle, setChapterTitle] = useState("");
   const [part, setPart] = useState("");
-  const [topic, setTopic] = useState("");
-  const [level, setLevel] = useState("");
+  // a link may choose them: the study plan's practice set (?topic=…&level=…)
+  const [topic, setTopic] = useState(params.get("topic") ?? "");
+  const [level, setLevel] = useState(params.get("level") ?? "");
   const [kind, setKind] = useState("");
   const [size, setSize] = useState(10);
   const [error, setError] = useState("");

@@ -1,0 +1,71 @@
+"""A new learner plans for an interview in 14 days from the start page, follows day 1 (reads today's first chapter,
+practises), and the plan moves: the chapter leaves today's list, the next one takes its place, and readiness
+changes. Desk and phone width."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.journeys.conftest import shot, sign_up
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.mark.parametrize("kind", ["desktop", "phone"])
+def test_a_new_learner_plans_follows_day_one_and_the_plan_moves(site, open_page, kind):
+    page, watch = open_page(kind)
+    watch.expect_status(404, r"/api/v1/study-plan/$")  # no plan yet: the page shows the form
+    sign_up(page, site.url, f"planner-{kind}")
+    if kind == "phone":
+        expect(page.get_by_test_id("goal-interview")).to_be_visible()
+    page.get_by_test_id("goal-interview").get_by_role("link", name="Plan the days to your interview date").click()
+    expect(page).to_have_url(re.compile("/plan$"))
+    expect(page.get_by_role("heading", level=1)).to_have_text("Study plan")
+
+    form = page.get_by_role("form", name="Study plan settings")
+    form.get_by_label("Minutes a day").fill("60")
+    form.get_by_label("Level").select_option("mid")
+    form.get_by_role("button", name="Make my plan").click()
+
+    summary = page.get_by_test_id("plan-summary")
+    expect(summary).to_contain_text("14 days")
+    expect(summary.get_by_role("link", name="Add to your calendar (.ics)")).to_have_attribute(
+        "href", "/api/v1/study-plan/calendar.ics")
+    today = page.get_by_test_id("plan-today")
+    first_read = today.get_by_role("link", name=re.compile("^Read “"))
+    expect(first_read.first).to_be_visible()
+    expect(today.get_by_role("link", name=re.compile("^Practice set: "))).to_be_visible()
+    expect(page.get_by_test_id("plan-calendar").locator("li")).to_have_count(14)
+    readiness_before = page.get_by_test_id("readiness-overall").inner_text()
+    chapter_title = re.match("Read “(.*)”", first_read.first.inner_text()).group(1)
+    second_title = re.match("Read “(.*)”", first_read.nth(1).inner_text()).group(1) if first_read.count() > 1 else None
+    shot(page, f"study-plan-day-1-{kind}")
+
+    # Day 1: tick the first chapter, read it, mark it understood.
+    today.get_by_role("checkbox").nth(0).check()
+    first_read.first.click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(chapter_title)
+    page.get_by_role("button", name="Mark as understood").click()
+    expect(page.get_by_test_id("chapter-status")).to_contain_text("understood")
+    # ...and practise: one right answer on a topic of today's practice set, as the practice page would record it.
+    practise_right_answer(f"planner-{kind}")
+
+    page.goto(f"{site.url}/plan")
+    today = page.get_by_test_id("plan-today")
+    expect(today).not_to_contain_text(f"“{chapter_title}”")
+    if second_title:
+        expect(today.get_by_role("link", name=re.compile("^Read “")).first).to_contain_text(second_title)
+    expect(page.get_by_test_id("readiness-overall")).not_to_have_text(readiness_before)
+    shot(page, f"study-plan-after-day-1-{kind}")
+
+
+def practise_right_answer(username: str) -> None:
+    from django.contrib.auth import get_user_model
+
+    from apps.quiz.models import PracticeAnswer, PracticeSession, Question
+
+    user = get_user_model().objects.get(username=username)
+    question = Question.objects.published().filter(level="mid", topics__isnull=False).order_by("id").first()
+    session = PracticeSession.objects.create(user=user, question_ids=[question.pk])
+    PracticeAnswer.objects.create(session=session, question=question, score=1.0, correct=True)
