@@ -2,7 +2,8 @@
 
 The plan walks the days in order and spends each study day's minutes in this order:
 1. the flashcard reviews FSRS says are due that day (overdue ones first), each rated Good, as the learner is
-   expected to; a review costs REVIEW_SECONDS, and what does not fit stays due for the next day;
+   expected to; a review costs REVIEW_SECONDS, and what does not fit stays due for the next day (cards never
+   studied are new cards, step 4, within the learner's new cards a day);
 2. on the mock-interview day (the last study day before the review-only days), the timed mock interview;
 3. a practice set of PRACTICE_MINUTES on the weakest topics met so far at the target level (never practised ones
    first), when the next chapter still fits beside it;
@@ -59,7 +60,8 @@ class Day:
     review_only: bool = False
     reviews: int = 0
     chapters: list[str] = field(default_factory=list)
-    new_cards: int = 0
+    new_cards: int = 0  # first studied that day, within the daily limit
+    cards_to_add: int = 0  # of them, cards of the plan's chapters not yet in the collection
     practice_topics: list[str] = field(default_factory=list)
     mock_interview: bool = False
     minutes: float = 0.0
@@ -123,10 +125,11 @@ def _study(memory: Memory | None, moment: datetime, end: datetime, scheduler: Sc
 
 def build_plan(*, today: date, interview: date, minutes_per_day: int, days_off: Iterable[int],
                chapters: list[ChapterIn], cards: list[CardIn], accuracy: dict[str, float],
-               scheduler: Scheduler, clock: DayClock) -> Plan:
+               scheduler: Scheduler, clock: DayClock, new_per_day: int = 20) -> Plan:
     """The plan (see the module's docstring). Days are the learner's (``clock``); ``days_off`` are weekdays
     (0 Monday ... 6 Sunday); ``accuracy`` is the practice score (0..1) by topic at the target level; ``scheduler``
-    has fuzzing off, so the plan is repeatable."""
+    has fuzzing off, so the plan is repeatable; ``new_per_day`` is the learner's limit of new cards a day (cards in
+    the collection never studied, then the cards of the chapters the plan has read, in that order)."""
     off = set(days_off)
     dates = [today + timedelta(days=n) for n in range((interview - today).days)]
     study = [day for day in dates if day.weekday() not in off]
@@ -135,7 +138,8 @@ def build_plan(*, today: date, interview: date, minutes_per_day: int, days_off: 
     mock_day = learning_days[-1] if learning_days else None
     memory = {card.id: card.memory for card in cards}
     pending_chapters = reading_order(chapters)
-    pending_new: list[int] = []
+    # new cards: those in the collection never studied (as the review queue shows them), then the chapters' ones
+    pending_new = [card.id for card in cards if card.memory is not None and card.memory.state == NEW]
     topics_of = {card.id: card.topics for card in cards}
     days = []
     for day in dates:
@@ -144,7 +148,8 @@ def build_plan(*, today: date, interview: date, minutes_per_day: int, days_off: 
         if plan.day_off:
             continue
         budget, moment, end = minutes_per_day * 60.0, clock.start_of(day) + STUDY_HOUR, clock.start_of(day + timedelta(1))
-        due = sorted((m.due, card_id) for card_id, m in memory.items() if m is not None and m.due < end)
+        due = sorted((m.due, card_id) for card_id, m in memory.items()
+                     if m is not None and m.state != NEW and m.due < end)
         for _, card_id in due:
             if budget < REVIEW_SECONDS:
                 break
@@ -166,8 +171,9 @@ def build_plan(*, today: date, interview: date, minutes_per_day: int, days_off: 
                 plan.chapters.append(chapter.slug)
                 budget -= chapter.minutes * 60
                 pending_new.extend(chapter.new_cards)
-            while pending_new and budget >= NEW_CARD_SECONDS:
+            while pending_new and budget >= NEW_CARD_SECONDS and plan.new_cards < new_per_day:
                 card_id = pending_new.pop(0)
+                plan.cards_to_add += memory.get(card_id) is None
                 memory[card_id], _ = _study(memory.get(card_id), moment, end, scheduler)
                 plan.new_cards += 1
                 budget -= NEW_CARD_SECONDS
@@ -179,7 +185,8 @@ def build_plan(*, today: date, interview: date, minutes_per_day: int, days_off: 
     topics = _readiness(cards, memory, accuracy, clock.start_of(interview) + STUDY_HOUR, scheduler)
     total = sum(topic.cards for topic in topics)
     overall = sum(topic.readiness * topic.cards for topic in topics) / total if total else 0.0
-    reviews_left = sum(1 for m in memory.values() if m is not None and m.due < clock.start_of(interview))
+    reviews_left = sum(1 for m in memory.values()
+                       if m is not None and m.state != NEW and m.due < clock.start_of(interview))
     return Plan(days=days, topics=topics, readiness=overall, unread=[c.slug for c in pending_chapters],
                 reviews_left=reviews_left, advice=_advice(topics, [c.title for c in pending_chapters]))
 

@@ -99,7 +99,8 @@ def plan_get(*, user, now: datetime) -> dict:
     titles = {chapter.slug: chapter for chapter in chapters}
     plan = planner.build_plan(today=today, interview=saved.interview_date, minutes_per_day=saved.minutes_per_day,
                               days_off=saved.days_off, chapters=chapters, cards=cards, accuracy=accuracy,
-                              scheduler=scheduler_config(srs).scheduler(fuzzing=False), clock=clock)
+                              scheduler=scheduler_config(srs).scheduler(fuzzing=False), clock=clock,
+                              new_per_day=srs.new_cards_per_day)
     return {
         "interview_date": saved.interview_date.isoformat(), "minutes_per_day": saved.minutes_per_day,
         "days_off": saved.days_off, "level": saved.level, "parts": saved.parts, "today": today.isoformat(),
@@ -118,7 +119,8 @@ def _day_body(day: planner.Day, chapters: dict[str, planner.ChapterIn], level: s
         practice = {"topics": day.practice_topics, "level": level,
                     "url": f"/practice?topic={day.practice_topics[0]}&level={level}"}
     return {"date": day.date.isoformat(), "day_off": day.day_off, "review_only": day.review_only,
-            "reviews": day.reviews, "new_cards": day.new_cards, "mock_interview": day.mock_interview,
+            "reviews": day.reviews, "new_cards": day.new_cards, "cards_to_add": day.cards_to_add,
+            "mock_interview": day.mock_interview,
             "minutes": day.minutes, "practice": practice,
             "chapters": [{"slug": slug, "title": chapters[slug].title, "minutes": chapters[slug].minutes,
                           "url": f"/learn/{slug}"} for slug in day.chapters]}

@@ -48,6 +48,21 @@ def test_a_new_learner_plans_follows_day_one_and_the_plan_moves(site, open_page,
     expect(page.get_by_role("heading", level=1)).to_have_text(chapter_title)
     page.get_by_role("button", name="Mark as understood").click()
     expect(page.get_by_test_id("chapter-status")).to_contain_text("understood")
+    # ...add the cards (here all of them, from the flashcards page the plan links to) and learn the first new one...
+    page.goto(f"{site.url}/plan")
+    page.get_by_test_id("plan-today").get_by_role("link", name=re.compile("cards of today's chapters")).click()
+    expect(page).to_have_url(re.compile("/flashcards$"))
+    page.get_by_role("button", name="Add All cards").click()
+    expect(page.get_by_role("status")).to_contain_text("Added")
+    page.goto(f"{site.url}/plan")
+    reviews = page.get_by_test_id("plan-today").get_by_role("link", name=re.compile(r"^Learn \d+ new cards?"))
+    expect(reviews).to_be_visible()
+    reviews.click()
+    expect(page).to_have_url(re.compile("/flashcards/review$"))
+    first_card = page.get_by_test_id("flashcard").get_attribute("data-card-id")
+    page.get_by_role("button", name="Show answer").click()
+    page.get_by_role("button", name="Good").click()
+    expect(page.get_by_test_id("flashcard")).not_to_have_attribute("data-card-id", first_card)
     # ...and practise: one right answer on a topic of today's practice set, as the practice page would record it.
     practise_right_answer(f"planner-{kind}")
 

@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime, timedelta
 from fsrs import Scheduler
 
 from apps.flashcards.scheduling import DEFAULT_PARAMETERS, REVIEW, DayClock, Memory
-from apps.plans.planner import ChapterIn, CardIn, build_plan, reading_order
+from apps.plans.planner import CardIn, ChapterIn, build_plan, reading_order
 
 W = DEFAULT_PARAMETERS
 DECAY = -W[20]
@@ -101,3 +101,14 @@ def test_too_few_minutes_drop_chapters_and_say_so():
     assert [d.day_off for d in short.days] == [True, False, False]
     assert [d.chapters for d in short.days] == [[], ["a"], ["b"]]
     assert short.unread == ["c"] and "C" in short.advice
+
+
+def test_cards_never_studied_are_new_cards_within_the_daily_limit():
+    """30 cards added but never studied: 20 on the first day (the learner's limit), 10 on the next, none of them
+    counted as reviews; 30 s each fits the 60 minutes."""
+    fresh = [CardIn(id=n, topics=("kv-cache",), memory=Memory(state=0, step=0, stability=None, difficulty=None,
+                                                              due=midday(TODAY), last_review=None)) for n in range(30)]
+    result = build_plan(today=TODAY, interview=INTERVIEW, minutes_per_day=60, days_off=[], chapters=[], cards=fresh,
+                        accuracy={}, scheduler=Scheduler(enable_fuzzing=False), clock=CLOCK, new_per_day=20)
+    assert [d.new_cards for d in result.days] == [20, 10, 0, 0, 0] and not any(d.cards_to_add for d in result.days)
+    assert result.days[0].reviews == 0

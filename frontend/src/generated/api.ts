@@ -5534,8 +5534,10 @@ export interface components {
             review_only: boolean;
             /** @description Flashcard reviews FSRS has due that day, as the plan follows them */
             reviews: number;
-            /** @description Cards of the day's chapters added to the collection */
+            /** @description Cards first studied that day (within your new cards a day) */
             new_cards: number;
+            /** @description Of them, cards of the day's chapters not yet in your collection */
+            cards_to_add: number;
             mock_interview: boolean;
             /**
              * Format: double

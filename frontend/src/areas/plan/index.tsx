@@ -35,7 +35,8 @@ function addDays(iso: string, days: number): string {
 function dayItems(day: PlanDay): { key: string; label: string; to: string }[] {
   const items = day.chapters.map((chapter) => ({ key: `read:${chapter.slug}`, label: `Read “${chapter.title}” (${chapter.minutes} min)`, to: chapter.url }));
   if (day.reviews) items.unshift({ key: "reviews", label: `Review ${day.reviews} flashcard${day.reviews === 1 ? "" : "s"}`, to: "/flashcards/review" });
-  if (day.new_cards) items.push({ key: "new", label: `Add the ${day.new_cards} new cards of today's chapters`, to: "/flashcards" });
+  if (day.cards_to_add) items.push({ key: "add", label: `Add the ${day.cards_to_add} cards of today's chapters to your flashcards`, to: "/flashcards" });
+  if (day.new_cards) items.push({ key: "new", label: `Learn ${day.new_cards} new card${day.new_cards === 1 ? "" : "s"}`, to: "/flashcards/review" });
   if (day.practice) items.push({ key: "practice", label: `Practice set: ${day.practice.topics.join(", ")} (${day.practice.level})`, to: day.practice.url });
   if (day.mock_interview) items.push({ key: "mock", label: "Timed mock interview", to: "/practice/interview" });
   return items;
