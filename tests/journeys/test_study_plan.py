@@ -1,13 +1,15 @@
 """A new learner plans for an interview in 14 days from the start page, follows day 1 (reads today's first chapter,
-practises), and the plan moves: the chapter leaves today's list, the next one takes its place, and readiness
-changes. Desk and phone width."""
+adds the cards and learns one, answers a question of the plan's practice set), and the plan moves: the chapter
+leaves today's list, the next one takes its place, day 2 changes and readiness changes. Desk and phone width."""
 
 import re
 
 import pytest
 from playwright.sync_api import expect
 
+from apps.quiz.models import Question
 from tests.journeys.conftest import shot, sign_up
+from tests.journeys.practice import answer_correctly
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -38,6 +40,7 @@ def test_a_new_learner_plans_follows_day_one_and_the_plan_moves(site, open_page,
     expect(today.get_by_role("link", name=re.compile("^Practice set: "))).to_be_visible()
     expect(page.get_by_test_id("plan-calendar").locator("li")).to_have_count(14)
     readiness_before = page.get_by_test_id("readiness-overall").inner_text()
+    day_two_before = page.get_by_test_id("plan-calendar").locator("li").nth(1).inner_text()
     chapter_title = re.match("Read “(.*)”", first_read.first.inner_text()).group(1)
     second_title = re.match("Read “(.*)”", first_read.nth(1).inner_text()).group(1) if first_read.count() > 1 else None
     shot(page, f"study-plan-day-1-{kind}")
@@ -63,8 +66,21 @@ def test_a_new_learner_plans_follows_day_one_and_the_plan_moves(site, open_page,
     page.get_by_role("button", name="Show answer").click()
     page.get_by_role("button", name="Good").click()
     expect(page.get_by_test_id("flashcard")).not_to_have_attribute("data-card-id", first_card)
-    # ...and practise: one right answer on a topic of today's practice set, as the practice page would record it.
-    practise_right_answer(f"planner-{kind}")
+    # ...and practise: the plan's practice set (its weakest topic at the plan's level), one question answered right.
+    page.goto(f"{site.url}/plan")
+    practice = page.get_by_test_id("plan-today").get_by_role("link", name=re.compile("^Practice set: "))
+    topic = re.search(r"topic=([\w-]+)", practice.get_attribute("href")).group(1)
+    practice.click()
+    expect(page).to_have_url(re.compile(rf"/practice\?topic={topic}&level=mid$"))
+    form = page.locator("form", has=page.get_by_role("button", name="Start practice"))
+    expect(form.get_by_label("Topic")).to_have_value(topic)
+    expect(form.get_by_label("Level")).to_have_value("mid")
+    form.get_by_label("Kind").select_option(answerable_kind(topic))
+    form.get_by_label("Questions").fill("1")
+    form.get_by_role("button", name="Start practice").click()
+    runner = page.get_by_test_id("runner")
+    expect(runner).to_have_attribute("data-question-id", re.compile(r"\d+"))
+    answer_correctly(page, Question.objects.get(pk=int(runner.get_attribute("data-question-id"))))
 
     page.goto(f"{site.url}/plan")
     today = page.get_by_test_id("plan-today")
@@ -72,15 +88,11 @@ def test_a_new_learner_plans_follows_day_one_and_the_plan_moves(site, open_page,
     if second_title:
         expect(today.get_by_role("link", name=re.compile("^Read “")).first).to_contain_text(second_title)
     expect(page.get_by_test_id("readiness-overall")).not_to_have_text(readiness_before)
+    expect(page.get_by_test_id("plan-calendar").locator("li").nth(1)).not_to_have_text(day_two_before)
     shot(page, f"study-plan-after-day-1-{kind}")
 
 
-def practise_right_answer(username: str) -> None:
-    from django.contrib.auth import get_user_model
-
-    from apps.quiz.models import PracticeAnswer, PracticeSession, Question
-
-    user = get_user_model().objects.get(username=username)
-    question = Question.objects.published().filter(level="mid", topics__isnull=False).order_by("id").first()
-    session = PracticeSession.objects.create(user=user, question_ids=[question.pk])
-    PracticeAnswer.objects.create(session=session, question=question, score=1.0, correct=True)
+def answerable_kind(topic: str) -> str:
+    """A kind of question the scripted answers cover that the topic has at the mid level."""
+    kinds = set(Question.objects.published().filter(topics__slug=topic, level="mid").values_list("kind", flat=True))
+    return next(kind for kind in ("single_choice", "numeric", "multiple_choice", "open") if kind in kinds)
