@@ -321,6 +321,7 @@ class OptimizationJob(models.Model):
 class ImportFormat(models.TextChoices):
     JSON = "json", "The kit's JSON collection file"
     APKG = "apkg", "An Anki package"
+    CSV = "csv", "A CSV file of cards (the kit's CSV export, or Front and Back columns)"
 
 
 class ImportJob(models.Model):

@@ -589,10 +589,18 @@ class ImportOutputSerializer(serializers.Serializer):
     reviews = serializers.IntegerField()
 
 
+class CsvImportOutputSerializer(serializers.Serializer):
+    cards = serializers.IntegerField(help_text="Cards added to your collection (the kit's, and your own new ones)")
+    updated = serializers.IntegerField(help_text="Cards you held whose schedule the file's later review replaced")
+    own_cards = serializers.IntegerField(help_text="Rows that became cards of your own")
+    skipped = serializers.IntegerField(help_text="Rows naming an own card you have already (same front and back)")
+
+
 class ImportJobQuerySerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=ImportFormat.choices,
                                      help_text="json: the kit's collection file (replaces your collection); apkg: an "
-                                               "Anki package (adds its cards, brings the kit's own back in place)")
+                                               "Anki package (adds its cards, brings the kit's own back in place); "
+                                               "csv: rows of cards (the kit's CSV export, or Front and Back columns)")
 
 
 class ImportJobErrorSerializer(serializers.Serializer):
@@ -607,7 +615,8 @@ class ImportJobSerializer(serializers.Serializer):
     progress = serializers.FloatField(help_text="0 to 1")
     upload_bytes = serializers.IntegerField()
     result = documented_json(PolymorphicProxySerializer(
-        component_name="ImportJobResult", serializers=[ImportOutputSerializer, ApkgImportOutputSerializer],
+        component_name="ImportJobResult", serializers=[ImportOutputSerializer, ApkgImportOutputSerializer,
+                                                                  CsvImportOutputSerializer],
         resource_type_field_name=None), "ImportJobResultField")(
         allow_null=True, help_text="When done: what was imported (the format's answer)")
     error = ImportJobErrorSerializer(allow_null=True, help_text="When failed: why; nothing was changed")

@@ -491,7 +491,7 @@ class ImportJobListApi(FileFormatParam, FlashcardApi):
 
     @extend_schema(parameters=[s.ImportJobQuerySerializer], request={"application/octet-stream": OpenApiTypes.BINARY},
                    responses={202: s.ImportJobSerializer, **ERRORS, **CONFLICT},
-                   summary="Import a collection file in the background (json up to 100 MB, apkg up to 20 MB): 202 "
+                   summary="Import a collection file in the background (json up to 100 MB, apkg and csv up to 20 MB): 202 "
                            "with the job to poll; one import of yours at a time (409)")
     def post(self, request):
         query = s.ImportJobQuerySerializer(data=request.query_params)

@@ -24,7 +24,7 @@ from rest_framework.exceptions import ParseError
 
 from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound
 from apps.core.parsers import StreamedJSON
-from apps.flashcards.interchange import anki_import, collection
+from apps.flashcards.interchange import anki_import, collection, csv_import
 from apps.flashcards.models import ImportFormat, ImportJob, JobStatus
 from apps.flashcards.state import iso
 
@@ -32,7 +32,8 @@ logger = logging.getLogger(__name__)
 
 IMPORT_TASK = "flashcards.import_collection"  # sent by name: the task module imports this one
 TIME_LIMIT_S = 600
-MAX_UPLOAD_BYTES = {ImportFormat.JSON: 100 * 1024 * 1024, ImportFormat.APKG: anki_import.MAX_BYTES}
+MAX_UPLOAD_BYTES = {ImportFormat.JSON: 100 * 1024 * 1024, ImportFormat.APKG: anki_import.MAX_BYTES,
+                    ImportFormat.CSV: csv_import.MAX_BYTES}
 ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
 CHUNK_BYTES = 8 * 1024 * 1024
 
@@ -126,9 +127,10 @@ def import_job_run(*, job_id: uuid.UUID | str) -> ImportJob | None:
 
 
 def _import(job: ImportJob, now: datetime) -> dict:
-    if job.format == ImportFormat.APKG:  # a zip is read at random: the package (20 MB at most) is read whole
-        (data,) = ImportJob.objects.filter(pk=job.pk).values_list("upload", flat=True)
-        return anki_import.import_apkg(user=job.user, data=bytes(data), now=now)
+    if job.format in (ImportFormat.APKG, ImportFormat.CSV):  # read whole: a zip at random, a CSV's rows checked
+        (data,) = ImportJob.objects.filter(pk=job.pk).values_list("upload", flat=True)  # first (20 MB at most each)
+        read = anki_import.import_apkg if job.format == ImportFormat.APKG else csv_import.import_csv
+        return read(user=job.user, data=bytes(data), now=now)
     limit = MAX_UPLOAD_BYTES[ImportFormat.JSON]
     document = StreamedJSON(StoredUpload(job.pk), limit, f"Import file too large (at most {limit // 2**20} MB).")
     return collection.import_json(user=job.user, document=document)

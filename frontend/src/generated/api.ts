@@ -698,7 +698,7 @@ export interface paths {
         /** Your latest imports (newest first, at most 20) */
         get: operations["flashcards_imports_list"];
         put?: never;
-        /** Import a collection file in the background (json up to 100 MB, apkg up to 20 MB): 202 with the job to poll; one import of yours at a time (409) */
+        /** Import a collection file in the background (json up to 100 MB, apkg and csv up to 20 MB): 202 with the job to poll; one import of yours at a time (409) */
         post: operations["flashcards_imports_create"];
         delete?: never;
         options?: never;
@@ -2654,6 +2654,16 @@ export interface components {
              */
             retrievability: number | null;
         };
+        CsvImportOutput: {
+            /** @description Cards added to your collection (the kit's, and your own new ones) */
+            cards: number;
+            /** @description Cards you held whose schedule the file's later review replaced */
+            updated: number;
+            /** @description Rows that became cards of your own */
+            own_cards: number;
+            /** @description Rows naming an own card you have already (same front and back) */
+            skipped: number;
+        };
         CurvePoint: {
             tpot_seconds_range: number[];
             tokens_per_s_range: number[];
@@ -3716,9 +3726,10 @@ export interface components {
         /**
          * @description * `json` - The kit's JSON collection file
          *     * `apkg` - An Anki package
+         *     * `csv` - A CSV file of cards (the kit's CSV export, or Front and Back columns)
          * @enum {string}
          */
-        ImportFormatEnum: "json" | "apkg";
+        ImportFormatEnum: "json" | "apkg" | "csv";
         ImportJob: {
             /** Format: uuid */
             id: string;
@@ -3749,7 +3760,7 @@ export interface components {
                 [key: string]: string[];
             };
         };
-        ImportJobResult: components["schemas"]["ImportOutput"] | components["schemas"]["ApkgImportOutput"];
+        ImportJobResult: components["schemas"]["ImportOutput"] | components["schemas"]["ApkgImportOutput"] | components["schemas"]["CsvImportOutput"];
         /**
          * @description * `queued` - queued
          *     * `running` - running
@@ -11342,12 +11353,13 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description json: the kit's collection file (replaces your collection); apkg: an Anki package (adds its cards, brings the kit's own back in place)
+                 * @description json: the kit's collection file (replaces your collection); apkg: an Anki package (adds its cards, brings the kit's own back in place); csv: rows of cards (the kit's CSV export, or Front and Back columns)
                  *
                  *     * `json` - The kit's JSON collection file
                  *     * `apkg` - An Anki package
+                 *     * `csv` - A CSV file of cards (the kit's CSV export, or Front and Back columns)
                  */
-                format: "json" | "apkg";
+                format: "json" | "apkg" | "csv";
             };
             header?: never;
             path?: never;
@@ -19284,7 +19296,7 @@ export const pathsApiV1DiagnosisGetParametersQueryGameValues: ReadonlyArray<Flat
 export const pathsApiV1FlashcardsCardsGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/cards/"]["get"]["parameters"]["query"]["sort"]> = ["due", "added", "lapses", "reps", "difficulty", "stability", "last_review", "card", "-due", "-added", "-lapses", "-reps", "-difficulty", "-stability", "-last_review", "-card"];
 export const pathsApiV1FlashcardsCardsGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/cards/"]["get"]["parameters"]["query"]["state"]> = [0, 1, 2, 3];
 export const pathsApiV1FlashcardsExportGetParametersQueryFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/export/"]["get"]["parameters"]["query"]["format"]> = ["json", "csv", "apkg"];
-export const pathsApiV1FlashcardsImportsPostParametersQueryFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/imports/"]["post"]["parameters"]["query"]["format"]> = ["json", "apkg"];
+export const pathsApiV1FlashcardsImportsPostParametersQueryFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/imports/"]["post"]["parameters"]["query"]["format"]> = ["json", "apkg", "csv"];
 export const pathsApiV1QuestionsGetParametersQueryKindValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/questions/"]["get"]["parameters"]["query"]["kind"]> = ["categorize", "matching", "multiple_choice", "numeric", "open", "ordering", "single_choice"];
 export const pathsApiV1QuestionsGetParametersQueryLevelValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/questions/"]["get"]["parameters"]["query"]["level"]> = ["core", "mid", "senior", "staff"];
 export const actionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ActionEnum"]> = ["suspend", "unsuspend", "bury", "unbury", "reset", "reschedule"];
@@ -19350,7 +19362,7 @@ export const engineWorkloadInputRequestOutput_tokensOneOf4DistValues: ReadonlyAr
 }>["dist"]> = ["empirical"];
 export const evidenceKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EvidenceKindEnum"]> = ["events", "logs", "metrics", "config", "profile", "workload"];
 export const formatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FormatEnum"]> = ["llmkit-flashcards"];
-export const importFormatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportFormatEnum"]> = ["json", "apkg"];
+export const importFormatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportFormatEnum"]> = ["json", "apkg", "csv"];
 export const importJobStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportJobStatusEnum"]> = ["queued", "running", "done", "failed"];
 export const inlineModelAttentionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelAttentionEnum"]> = ["mha", "gqa", "mqa", "mla"];
 export const inlineModelMlpEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelMlpEnum"]> = ["gated", "plain"];

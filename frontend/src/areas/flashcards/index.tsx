@@ -520,11 +520,13 @@ function StatsPage() {
 }
 
 type ApkgImportOutput = components["schemas"]["ApkgImportOutput"];
+type CsvImportOutput = components["schemas"]["CsvImportOutput"];
 type ImportJob = components["schemas"]["ImportJob"];
 type ApkgSkippedFile = components["schemas"]["ApkgSkippedFile"];
 
 /** A learner's own Anki package: its notes become their own cards, with scheduling and review history, and the
- * images they show become their card images (files left out are listed with why). */
+ * images they show become their card images (files left out are listed with why). A CSV file (the kit's own export,
+ * or Front and Back columns) brings its rows back in place or as cards of their own. */
 function AnkiImport() {
   const [message, setMessage] = useState("");
   const [leftOut, setLeftOut] = useState<ApkgSkippedFile[]>([]);
@@ -534,13 +536,19 @@ function AnkiImport() {
     setMessage("Importing…"); setError(""); setLeftOut([]);
     try {
       // The server stores the file and imports it in the background: poll the job until it is done.
-      let job = await api<ImportJob>("/flashcards/imports/?format=apkg", { method: "POST", raw: file });
+      const format = file.name.toLowerCase().endsWith(".csv") ? "csv" : "apkg";
+      let job = await api<ImportJob>(`/flashcards/imports/?format=${format}`, { method: "POST", raw: file });
       while (job.status === "queued" || job.status === "running") {
         setMessage(`Importing “${file.name}”… ${Math.round(job.progress * 100)} %`);
         await new Promise((resolve) => window.setTimeout(resolve, 1000));
         job = await api<ImportJob>(`/flashcards/imports/${job.id}/`);
       }
       if (job.status === "failed" || !job.result) throw new Error(job.error?.detail ?? "The import failed; nothing was changed.");
+      if (format === "csv") {
+        const rows = job.result as CsvImportOutput;
+        setMessage(`Imported “${file.name}”: ${rows.cards} cards added (${rows.own_cards} of your own), ${rows.updated} schedules updated${rows.skipped ? `, ${rows.skipped} rows you had already` : ""}.`);
+        return;
+      }
       const result = job.result as ApkgImportOutput;
       const decks = result.decks.map((deck) => `${deck.name || "no deck"} (${deck.cards})`).join(", ");
       const { images, skipped: filesLeftOut } = result.media;
@@ -552,8 +560,8 @@ function AnkiImport() {
   };
   return (
     <div className="field">
-      <label htmlFor="anki-import">Import from Anki (.apkg, at most 20 MB)</label>
-      <input id="anki-import" type="file" accept=".apkg" onChange={(e) => void upload(e.target.files?.[0])} />
+      <label htmlFor="anki-import">Import from Anki (.apkg) or a CSV file (.csv), at most 20 MB</label>
+      <input id="anki-import" type="file" accept=".apkg,.csv" onChange={(e) => void upload(e.target.files?.[0])} />
       {message && <p role="status" data-testid="anki-import-status">{message}</p>}
       {leftOut.length > 0 && (
         <ul data-testid="anki-import-left-out" className="anki-left-out">
