@@ -121,8 +121,7 @@ def sync_decks() -> dict[str, Deck]:
         wanted[deck_slug_for_chapter(chapter)] = (chapter.title, DeckKind.CHAPTER, chapter_deck_order(chapter),
                                                   deck_slug_for_part(chapter.part))
     for index, topic in enumerate(Topic.objects.order_by("slug")):
-        wanted[deck_slug_for_topic(topic)] = (topic.slug.replace("-", " ").capitalize(), DeckKind.TOPIC, 10_000 + index,
-                                              None)
+        wanted[deck_slug_for_topic(topic)] = (topic.title, DeckKind.TOPIC, 10_000 + index, None)
     decks = {deck.slug: deck for deck in Deck.objects.all()}
     for slug, (title, kind, order, parent_slug) in wanted.items():
         deck = decks.get(slug)
@@ -159,8 +158,7 @@ def wanted_decks(source_type: str, obj, decks: dict[str, Deck] | None = None) ->
                          decks, parent=part_deck))
     if source_type == SourceType.QUESTION:
         for topic in obj.topics.all():
-            title = topic.slug.replace("-", " ").capitalize()
-            result.add(_deck(deck_slug_for_topic(topic), title, DeckKind.TOPIC, 10_000, decks))
+            result.add(_deck(deck_slug_for_topic(topic), topic.title, DeckKind.TOPIC, 10_000, decks))
     return result
 
 

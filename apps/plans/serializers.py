@@ -23,6 +23,7 @@ class PlanChapterSerializer(serializers.Serializer):
 
 class PlanPracticeSerializer(serializers.Serializer):
     topics = serializers.ListField(child=serializers.CharField())
+    titles = serializers.ListField(child=serializers.CharField(), help_text="The topics as they read")
     level = serializers.CharField()
     url = serializers.CharField(help_text="The practice page with the weakest topic and the level chosen")
 
@@ -42,6 +43,7 @@ class PlanDaySerializer(serializers.Serializer):
 
 class PlanTopicSerializer(serializers.Serializer):
     topic = serializers.CharField()
+    title = serializers.CharField(help_text="The topic as it reads: 'KV cache' for kv-cache")
     cards = serializers.IntegerField()
     recall = serializers.FloatField(help_text="Mean FSRS retrievability of the topic's cards on the interview day")
     accuracy = serializers.FloatField(allow_null=True, help_text="Practice score at the plan's level; null: none yet")

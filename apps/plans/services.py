@@ -16,7 +16,7 @@ from apps.flashcards.presets import scheduler_config
 from apps.flashcards.state import day_clock, memory_of, settings_get
 from apps.plans import planner
 from apps.plans.models import StudyPlan
-from apps.quiz.models import PracticeAnswer, Question
+from apps.quiz.models import PracticeAnswer, Question, topic_title
 
 MAX_DAYS_AHEAD = 365
 
@@ -105,7 +105,7 @@ def plan_get(*, user, now: datetime) -> dict:
         "interview_date": saved.interview_date.isoformat(), "minutes_per_day": saved.minutes_per_day,
         "days_off": saved.days_off, "level": saved.level, "parts": saved.parts, "today": today.isoformat(),
         "days": [_day_body(day, titles, saved.level) for day in plan.days],
-        "topics": [{"topic": t.topic, "cards": t.cards, "recall": round(t.recall, 4),
+        "topics": [{"topic": t.topic, "title": topic_title(t.topic), "cards": t.cards, "recall": round(t.recall, 4),
                     "accuracy": None if t.accuracy is None else round(t.accuracy, 4),
                     "readiness": round(t.readiness, 4)} for t in plan.topics],
         "readiness": round(plan.readiness, 4), "unread": [titles[slug].title for slug in plan.unread],
@@ -116,7 +116,8 @@ def plan_get(*, user, now: datetime) -> dict:
 def _day_body(day: planner.Day, chapters: dict[str, planner.ChapterIn], level: str) -> dict:
     practice = None
     if day.practice_topics:
-        practice = {"topics": day.practice_topics, "level": level,
+        practice = {"topics": day.practice_topics, "titles": [topic_title(slug) for slug in day.practice_topics],
+                    "level": level,
                     "url": f"/practice?topic={day.practice_topics[0]}&level={level}"}
     return {"date": day.date.isoformat(), "day_off": day.day_off, "review_only": day.review_only,
             "reviews": day.reviews, "new_cards": day.new_cards, "cards_to_add": day.cards_to_add,

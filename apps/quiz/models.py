@@ -19,6 +19,26 @@ Kind = models.TextChoices("Kind", [(kind.name, (kind.slug, kind.label)) for kind
 AUTO_CHECKED = {kind.slug for kind in REGISTRY.values() if kind.auto_checked}
 
 
+# How a topic's slug reads in a title: acronyms and names as the field writes them.
+TOPIC_WORDS = {
+    "api": "API", "cuda": "CUDA", "ep": "EP", "flashattention": "FlashAttention", "flops": "FLOPs", "gguf": "GGUF",
+    "gpu": "GPU", "gpus": "GPUs", "kv": "KV", "lora": "LoRA", "mig": "MIG", "mla": "MLA", "mmap": "mmap",
+    "moe": "MoE", "multi-lora": "Multi-LoRA", "nccl": "NCCL", "pd": "P/D", "rl": "RL", "sglang": "SGLang",
+    "slo": "SLO", "slos": "SLOs", "ttft": "TTFT", "vllm": "vLLM", "littles": "Little's",
+}
+
+
+def topic_title(slug: str) -> str:
+    """'kv-cache' -> 'KV cache', 'api' -> 'API', 'littles-law' -> "Little's law": the first word capitalized unless
+    the field writes it otherwise."""
+    if slug in TOPIC_WORDS:
+        return TOPIC_WORDS[slug]
+    words = [TOPIC_WORDS.get(word, word) for word in slug.split("-")]
+    if words and words[0] == slug.split("-")[0]:
+        words[0] = words[0].capitalize()
+    return " ".join(words)
+
+
 class Topic(models.Model):
     slug = models.SlugField(max_length=80, unique=True)
 
@@ -27,6 +47,10 @@ class Topic(models.Model):
 
     def __str__(self) -> str:
         return self.slug
+
+    @property
+    def title(self) -> str:
+        return topic_title(self.slug)
 
 
 class Question(ContentModel):

@@ -66,6 +66,7 @@ class QuestionSerializer(serializers.ModelSerializer):
 
 class TopicSerializer(serializers.Serializer):
     slug = serializers.CharField()
+    title = serializers.CharField(help_text="How the topic reads: 'KV cache' for kv-cache")
     question_count = serializers.IntegerField()
 
 

@@ -146,3 +146,21 @@ def test_visible_decks_in_one_query_hide_what_the_hidden_slugs_hide(studied, con
     content["parts"][1].status = Status.PUBLISHED
     content["parts"][1].save()
     assert "part-serving" in {deck.slug for deck in visible_decks()}
+
+
+def test_topic_decks_read_as_the_field_writes_them(content):
+    """A topic deck is titled from its slug as the field writes it ('KV cache', 'API', "Little's law"), and a deck
+    made before under an older title takes the new one on the next sync (it read 'Api' and 'Kv cache')."""
+    from apps.flashcards.content import sync_all_cards
+    from apps.flashcards.models import Deck
+    from apps.quiz.models import Topic
+
+    question = content["questions"][0]
+    question.topics.add(Topic.objects.create(slug="kv-cache"), Topic.objects.create(slug="api"),
+                        Topic.objects.create(slug="littles-law"))
+    Deck.objects.filter(slug="topic-api").delete()
+    Deck.objects.create(slug="topic-api", title="Api", kind="topic", order=10_000)
+    sync_all_cards()
+    titles = dict(Deck.objects.filter(kind="topic").values_list("slug", "title"))
+    assert {titles["topic-kv-cache"], titles["topic-api"], titles["topic-littles-law"], titles["topic-batching"]} == {
+        "KV cache", "API", "Little's law", "Batching"}

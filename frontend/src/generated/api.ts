@@ -5582,12 +5582,16 @@ export interface components {
         };
         PlanPractice: {
             topics: string[];
+            /** @description The topics as they read */
+            titles: string[];
             level: string;
             /** @description The practice page with the weakest topic and the level chosen */
             url: string;
         };
         PlanTopic: {
             topic: string;
+            /** @description The topic as it reads: 'KV cache' for kv-cache */
+            title: string;
             cards: number;
             /**
              * Format: double
@@ -7008,6 +7012,8 @@ export interface components {
         ToleranceModeEnum: "relative" | "absolute";
         Topic: {
             slug: string;
+            /** @description How the topic reads: 'KV cache' for kv-cache */
+            title: string;
             question_count: number;
         };
         TopicScore: {

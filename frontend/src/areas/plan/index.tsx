@@ -37,7 +37,7 @@ function dayItems(day: PlanDay): { key: string; label: string; to: string }[] {
   if (day.reviews) items.unshift({ key: "reviews", label: `Review ${day.reviews} flashcard${day.reviews === 1 ? "" : "s"}`, to: "/flashcards/review" });
   if (day.cards_to_add) items.push({ key: "add", label: `Add the ${day.cards_to_add} cards of today's chapters to your flashcards`, to: "/flashcards" });
   if (day.new_cards) items.push({ key: "new", label: `Learn ${day.new_cards} new card${day.new_cards === 1 ? "" : "s"}`, to: "/flashcards/review" });
-  if (day.practice) items.push({ key: "practice", label: `Practice set: ${day.practice.topics.join(", ")} (${day.practice.level})`, to: day.practice.url });
+  if (day.practice) items.push({ key: "practice", label: `Practice set: ${day.practice.titles.join(", ")} (${day.practice.level})`, to: day.practice.url });
   if (day.mock_interview) items.push({ key: "mock", label: "Timed mock interview", to: "/practice/interview" });
   return items;
 }
@@ -113,8 +113,8 @@ function Readiness({ plan }: { plan: Plan }) {
       <ul className="plan-bars" aria-label="Readiness by topic">
         {topics.map((topic) => (
           <li key={topic.topic}>
-            <span className="plan-bar-label">{topic.topic}</span>
-            <span className="plan-bar" role="img" aria-label={`${topic.topic}: readiness ${percent(topic.readiness)}`}>
+            <span className="plan-bar-label">{topic.title}</span>
+            <span className="plan-bar" role="img" aria-label={`${topic.title}: readiness ${percent(topic.readiness)}`}>
               <span style={{ width: `${Math.round(topic.readiness * 100)}%` }} />
             </span>
             <span className="muted">

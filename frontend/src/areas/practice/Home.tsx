@@ -9,10 +9,10 @@ interface SessionRow { id: string; mode: string; created_at: string; size: numbe
 
 function useOptions() {
   const [parts, setParts] = useState<PartRef[]>([]);
-  const [topics, setTopics] = useState<{ slug: string; question_count: number }[]>([]);
+  const [topics, setTopics] = useState<{ slug: string; title: string; question_count: number }[]>([]);
   useEffect(() => {
     api<Page<PartRef> | PartRef[]>("/parts/?page_size=100").then((data) => setParts(Array.isArray(data) ? data : data.results)).catch(() => setParts([]));
-    api<Page<{ slug: string; question_count: number }>>("/topics/?page_size=500").then((data) => setTopics(data.results)).catch(() => setTopics([]));
+    api<Page<{ slug: string; title: string; question_count: number }>>("/topics/?page_size=500").then((data) => setTopics(data.results)).catch(() => setTopics([]));
   }, []);
   return { parts, topics };
 }
@@ -101,7 +101,7 @@ export function PracticeHome() {
         <label className="field"><span>Topic</span>
           <select value={topic} onChange={(event) => setTopic(event.target.value)}>
             <option value="">Any topic</option>
-            {topics.map((item) => <option key={item.slug} value={item.slug}>{item.slug} ({item.question_count})</option>)}
+            {topics.map((item) => <option key={item.slug} value={item.slug}>{item.title} ({item.question_count})</option>)}
           </select>
         </label>
         <label className="field"><span>Level</span>
