@@ -20,16 +20,30 @@ interface Props {
   colours?: Record<string, string>;
 }
 
+interface Progress { index: number; tally: { right: number; played: number; score: number } }
+const FRESH: Progress = { index: 0, tally: { right: 0, played: 0, score: 0 } };
+
+/** Where this browser is in a game (the next scenario and the running tally), so a reload resumes it. */
+function savedProgress(game: string): Progress {
+  try {
+    const saved = JSON.parse(localStorage.getItem(`investigation:${game}`) ?? "null") as Progress | null;
+    return saved && Number.isInteger(saved.index) && saved.tally ? saved : FRESH;
+  } catch {
+    return FRESH;
+  }
+}
+
 export default function Investigation({ game, title, intro, colours = {} }: Props) {
   const { user } = useAuth();
   const [scenarios, setScenarios] = useState<Scenario[] | null>(null);
-  const [index, setIndex] = useState(0);
+  const [index, setIndex] = useState(() => savedProgress(game).index);
   const [attempt, setAttempt] = useState<Attempt | null>(null);
   const [seen, setSeen] = useState<Evidence[]>([]);
   const [result, setResult] = useState<Result | null>(null);
   const [picked, setPicked] = useState("");
   const [error, setError] = useState("");
-  const [tally, setTally] = useState({ right: 0, played: 0, score: 0 });
+  const [tally, setTally] = useState(() => savedProgress(game).tally);
+  const save = (progress: Progress) => localStorage.setItem(`investigation:${game}`, JSON.stringify(progress));
   const [history, setHistory] = useState<Schemas["Attempt"][]>([]);
 
   useEffect(() => {
@@ -72,14 +86,26 @@ export default function Investigation({ game, title, intro, colours = {} }: Prop
       const a = await current();
       const body = await api<Result>(`/diagnosis/attempts/${a.id}/answer/`, { method: "POST", body: { answer: value }, headers: headers(a) });
       setResult(body);
-      setTally((t) => ({ right: t.right + (body.correct ? 1 : 0), played: t.played + 1, score: t.score + body.score }));
+      const counted = { right: tally.right + (body.correct ? 1 : 0), played: tally.played + 1, score: tally.score + body.score };
+      setTally(counted);
+      save({ index: index + 1, tally: counted });  // a reload now resumes at the next scenario, this one counted once
     } catch (err) {
       setError(err instanceof ApiError ? err.fieldMessage("answer") ?? err.message : String(err));
     }
   }
 
+  function restart() {
+    save(FRESH);
+    setTally(FRESH.tally);
+    go(0);
+  }
+
   function next() {
-    setIndex(index + 1);
+    go(index + 1);
+  }
+
+  function go(to: number) {
+    setIndex(to);
     setAttempt(null);
     setSeen([]);
     setResult(null);
@@ -89,7 +115,17 @@ export default function Investigation({ game, title, intro, colours = {} }: Prop
 
   if (scenarios === null) return <p>Loading…</p>;
   if (!scenarios.length) return <section><h1>{title}</h1><p>No scenarios yet.</p></section>;
+  if (index >= scenarios.length) {
+    return (
+      <section className="diagnosis investigation" data-testid="investigation">
+        <h1>{title}</h1>
+        <p data-testid="investigation-tally"><strong>Done: {tally.right} of {tally.played} right, score {tally.score.toFixed(1)}.</strong></p>
+        <button type="button" className="primary" onClick={restart}>Play again from scenario 1</button>
+      </section>
+    );
+  }
   const scenario = scenarios[index];
+  const symptomOf = (slug: string) => scenarios.find((item) => item.slug === slug)?.symptom ?? slug;
   const remaining = attempt?.remaining ?? scenario.max_questions;
   const asked = new Set(attempt?.asked ?? []);
   return (
@@ -98,6 +134,7 @@ export default function Investigation({ game, title, intro, colours = {} }: Prop
       <p className="muted">{intro}</p>
       <p className="muted" data-testid="investigation-tally">
         {tally.right}/{tally.played} right, score {tally.score.toFixed(1)} · scenario {index + 1} of {scenarios.length}
+        {(index > 0 || tally.played > 0) && <> · <button type="button" onClick={restart}>Start over</button></>}
       </p>
       {!user && (
         <p className="lab-note" data-testid="investigation-signed-out">
@@ -165,7 +202,7 @@ export default function Investigation({ game, title, intro, colours = {} }: Prop
           <h2>Your recent attempts</h2>
           <ul>
             {history.slice(0, 10).map((a) => (
-              <li key={a.id}>{a.scenario}: {a.correct ? "right" : "wrong"}, score {percent(a.score)} after {a.asked.length} question{a.asked.length === 1 ? "" : "s"}</li>
+              <li key={a.id}>{symptomOf(a.scenario)}: {a.correct ? "right" : "wrong"}, score {percent(a.score)} after {a.asked.length} question{a.asked.length === 1 ? "" : "s"}</li>
             ))}
           </ul>
         </section>
