@@ -120,7 +120,8 @@ def memory_kb(field: str) -> int:
 
 def measure(step: str, arg: str, trace: bool) -> None:
     """Child process: one step ("request" / "request-apkg": send the file at arg; "job": run job arg as a worker;
-    "export": read the export); prints a JSON line of figures. Each step in its own process, so each peak RSS is its own."""
+    "export" / "export-apkg": read the JSON or Anki export); prints a JSON line of figures. Each step in its own
+    process, so each peak RSS is its own."""
     from apps.flashcards.interchange.jobs import import_job_run
 
     user = get_user_model().objects.get(username=USERNAME)
@@ -136,6 +137,9 @@ def measure(step: str, arg: str, trace: bool) -> None:
     if step == "job":
         job = import_job_run(job_id=arg)
         status, answer = job.status, json.dumps(job.result or job.error)[:200]
+    elif step == "export-apkg":
+        response = client.get("/api/v1/flashcards/export/?format=apkg")
+        status, answer = response.status_code, f"{len(response.content) / 2**20:.1f} MiB package, built in the request"
     else:
         response = client.get("/api/v1/flashcards/export/?format=json")
         size = sum(len(chunk) for chunk in response.streaming_content)
@@ -236,6 +240,7 @@ def main(trace: bool, limit: int = LIMIT) -> None:
             stored = child(["--measure", "request", str(path)], trace)
             imported = child(["--measure", "job", stored["answer"]], trace)
             exported = child(["--measure", "export", ""], trace)
+            exported_apkg = child(["--measure", "export-apkg", ""], trace)
             # Built in a child of its own, so this process does not carry Anki's memory.
             built = subprocess.run([sys.executable, __file__, "--build-apkg", str(Path(folder) / "bench.apkg")],
                                    capture_output=True, text=True, check=True, timeout=600)
@@ -252,6 +257,7 @@ def main(trace: bool, limit: int = LIMIT) -> None:
            stored, False, "202")
     report("import job (as a worker runs it)", imported, trace, "done")
     report("JSON export", exported, trace, "200")
+    report("Anki package export of the same collection", exported_apkg, trace, "200")
     report("Anki package import request (measured in the server process)", stored_apkg, False, "202")
     report("Anki package import job (as a worker runs it)", imported_apkg, trace, "done")
 
