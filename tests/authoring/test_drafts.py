@@ -63,7 +63,7 @@ def test_question_catalogue_hides_drafts_and_draft_links(content, client_for, ro
     assert client.get(f"{API}/questions/{content.draft_question.id}/").status_code == 404
     check = client.post(f"{API}/questions/{content.draft_question.id}/check/", {"answer": {"selected": [0]}}, format="json")
     assert check.status_code == 404
-    assert client.get(f"{API}/topics/").json()["results"] == [{"slug": "memory", "question_count": 1}]
+    assert client.get(f"{API}/topics/").json()["results"] == [{"slug": "memory", "title": "Memory", "question_count": 1}]
 
 
 @pytest.mark.parametrize("role", READERS)
@@ -170,7 +170,7 @@ def test_a_published_question_in_a_draft_part_is_hidden_everywhere(content, draf
     client = client_for(role)
     assert [q["slug"] for q in client.get(f"{API}/questions/").json()["results"]] == ["q-pub"]
     assert client.get(f"{API}/questions/{draft_part.id}/").status_code == 404
-    assert client.get(f"{API}/topics/").json()["results"] == [{"slug": "memory", "question_count": 1}]
+    assert client.get(f"{API}/topics/").json()["results"] == [{"slug": "memory", "title": "Memory", "question_count": 1}]
     assert client.get(f"{API}/search/", {"q": "platypus"}).json()["results"] == []
     assert slugs(client.get(f"{API}/glossary/").json()["results"]) == {"kv-cache"}
     by_chapter = client.post(f"{API}/practice/sessions/", {"chapter": "ch-hidden"}, format="json")
