@@ -301,13 +301,18 @@ def _import(*, user, connection: sqlite3.Connection, package: zipfile.ZipFile, c
             "decks": [{"name": name, "cards": per_deck[name]} for name in sorted(per_deck)], "media": media.report()}
 
 
+def kit_card_candidates(user):
+    """The cards a file may name as the kit's: content cards anyone may add, and the learner's own."""
+    return (Card.objects.filter(retired=False).exclude(source_type=SourceType.OWN)
+            | Card.objects.filter(source_type=SourceType.OWN, owner=user)).only("id", "source_type", "source_id",
+                                                                                 "ordinal")
+
+
 def kit_cards(user, guids: set[str]) -> dict[tuple[str, int], Card]:
-    """The cards of the kit the package's notes name, by (note GUID, card ord): content cards anyone may add, and
-    the learner's own (a cloze note's cards by their ordinal, Anki's ord)."""
-    candidates = Card.objects.filter(retired=False).exclude(source_type=SourceType.OWN) | Card.objects.filter(
-        source_type=SourceType.OWN, owner=user)
+    """The cards of the kit the package's notes name, by (note GUID, card ord) (a cloze note's cards by their
+    ordinal, Anki's ord)."""
     found = {}
-    for card in candidates.only("id", "source_type", "source_id", "ordinal"):
+    for card in kit_card_candidates(user):
         guid = anki_guid(card)
         if guid in guids:
             found[(guid, card.ordinal)] = card

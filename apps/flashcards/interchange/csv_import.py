@@ -23,6 +23,7 @@ from django.utils.dateparse import parse_datetime
 from apps.core.exceptions import InvalidInput
 from apps.flashcards import own_cards
 from apps.flashcards.interchange.anki_export import csv_guid
+from apps.flashcards.interchange.anki_import import kit_card_candidates
 from apps.flashcards.models import Card, CardState, Deck, OwnNote, SourceType, SrsSettings, UserCard
 from apps.flashcards.state import settings_get
 
@@ -119,9 +120,7 @@ def import_csv(*, user, data: bytes, now: datetime) -> dict:
     columns, rows = _rows(data)
     if len(rows) > MAX_ROWS:
         raise _invalid(f"Too many rows: {len(rows)} (at most {MAX_ROWS}).")
-    candidates = Card.objects.filter(retired=False).exclude(source_type=SourceType.OWN) | Card.objects.filter(
-        source_type=SourceType.OWN, owner=user)
-    by_guid = {csv_guid(card): card for card in candidates.only("id", "source_type", "source_id", "ordinal")}
+    by_guid = {csv_guid(card): card for card in kit_card_candidates(user)}
     own_sides = set(OwnNote.objects.filter(user=user, kind="basic").values_list("front", "back"))
     kit, own = [], []
     for index, row in enumerate(rows):
