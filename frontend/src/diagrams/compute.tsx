@@ -1,7 +1,7 @@
 // Time diagrams: prefill then decode with meters, the roofline, throughput against latency, a request's journey.
 import { useState } from "react";
 import { fmtBytes, fmtNum, fmtSeconds, useSimulation } from "../areas/lab/lib";
-import { Block, Frame, Legend, linear, logScale, PlayButton, POW2, StepSlider, usePlayer, type Params } from "./kit";
+import { Block, color, Frame, Legend, linear, logScale, PlayButton, POW2, StepSlider, usePlayer, type Params } from "./kit";
 import { Value } from "./memory";
 
 const DECODE_STEPS = 16;
@@ -72,7 +72,7 @@ export function Roofline({ params }: { params: Params }) {
   return (
     <Frame name="roofline" params={{ ...params, batch_size: batch }} error={error?.message}
       controls={<StepSlider label="Batch" values={POW2(1, 1024)} value={batch} onChange={setBatch} format={(v) => `${v}`} />}
-      legend={<Legend items={[{ concept: "kv", label: "memory roof: bandwidth × intensity" }, { concept: "prefill", label: "compute roof: peak FLOP/s" }, { concept: params.phase === "prefill" ? "prefill" : "decode", label: `this ${params.phase} step` }]} />}
+      legend={<Legend items={[{ concept: "memory", label: "memory roof: bandwidth × intensity" }, { concept: "compute", label: "compute roof: peak FLOP/s" }, { concept: params.phase === "prefill" ? "prefill" : "decode", label: `this ${params.phase} step` }]} />}
       numbers={data && <>
         intensity <Value value={ai} text={`${fmtNum(ai)} FLOP/B`} /> against the ridge at {fmtNum(ridge)} FLOP/B: {data.bound}-bound,
         {" "}{fmtNum(attained / 1e12)} TFLOP/s achieved, step {fmtSeconds(data.step_seconds)}
@@ -81,10 +81,10 @@ export function Roofline({ params }: { params: Params }) {
         <line x1={L} x2={W} y1={H} y2={H} className="d-axis" /><line x1={L} x2={L} y1={0} y2={H} className="d-axis" />
         <text x={W} y={H + 24} textAnchor="end">arithmetic intensity (FLOP/byte, log)</text>
         <text x={0} y={12}>FLOP/s</text>
-        <line x1={x(0.5)} y1={y(bw * 0.5)} x2={x(ridge)} y2={y(peak)} stroke="var(--d-kv)" strokeWidth={3} />
-        <line x1={x(ridge)} y1={y(peak)} x2={x(1e4)} y2={y(peak)} stroke="var(--d-prefill)" strokeWidth={3} strokeDasharray="8 3" />
+        <line x1={x(0.5)} y1={y(bw * 0.5)} x2={x(ridge)} y2={y(peak)} stroke={color("memory")} strokeWidth={3} />
+        <line x1={x(ridge)} y1={y(peak)} x2={x(1e4)} y2={y(peak)} stroke={color("compute")} strokeWidth={3} strokeDasharray="8 3" />
         {data && <circle className="d-anim" cx={x(ai)} cy={y(Math.max(attained, 1.1e11))} r={8}
-          fill={params.phase === "prefill" ? "var(--d-prefill)" : "var(--d-decode)"} stroke="var(--fg)" data-testid="roofline-point">
+          fill={color(params.phase === "prefill" ? "prefill" : "decode")} stroke="var(--fg)" data-testid="roofline-point">
           <title>{`${fmtNum(ai)} FLOP/B, ${fmtNum(attained / 1e12)} TFLOP/s`}</title></circle>}
       </svg>
     </Frame>
@@ -115,9 +115,9 @@ export function ThroughputLatency({ params }: { params: Params }) {
       <svg viewBox={`0 0 ${W} ${H + 30}`} role="img" aria-label="Throughput against time per output token" data-testid="diagram-svg">
         <line x1={L} x2={W} y1={H} y2={H} className="d-axis" /><line x1={L} x2={L} y1={0} y2={H} className="d-axis" />
         <text x={W} y={H + 24} textAnchor="end">time per output token →</text><text x={0} y={12}>tokens/s</text>
-        <polyline fill="none" stroke="var(--d-decode)" strokeWidth={2.5} points={points.map((p) => `${x(p.tpot_seconds)},${y(p.tokens_per_s)}`).join(" ")} />
+        <polyline fill="none" stroke={color("decode")} strokeWidth={2.5} points={points.map((p) => `${x(p.tpot_seconds)},${y(p.tokens_per_s)}`).join(" ")} />
         {points.map((p, i) => <circle key={i} cx={x(p.tpot_seconds)} cy={y(p.tokens_per_s)} r={i === index ? 8 : 3}
-          fill="var(--d-decode)" stroke={i === index ? "var(--fg)" : "none"} className="d-anim" />)}
+          fill={color("decode")} stroke={i === index ? "var(--fg)" : "none"} className="d-anim" />)}
       </svg>
     </Frame>
   );

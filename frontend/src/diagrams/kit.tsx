@@ -1,34 +1,32 @@
-// Shared pieces of the live diagrams: the concept colours and patterns, the frame (title, controls, legend, caption,
-// Lab link), sliders, a play button and log/linear scales. Colours are the CSS variables in diagrams.css.
+// Shared pieces of the live diagrams: the frame (title, controls, legend, caption, Lab link), sliders, a player and
+// log/linear scales. Colours and patterns are the one concept map (lib/concepts.ts).
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { Link } from "react-router-dom";
 import registry from "../generated/diagrams.json";
+import { CONCEPTS, conceptColor, PATTERN_INK, type Concept } from "../lib/concepts";
 
 export type Params = Record<string, string | number>;
-export type Concept = "weights" | "kv" | "activations" | "prefill" | "decode" | "communication" | "idle";
+export type { Concept };
+export { CONCEPTS };
+export const color = conceptColor;
 
-export const CONCEPTS: Record<Concept, { label: string; pattern: string }> = {
-  weights: { label: "weights", pattern: "solid" },
-  kv: { label: "KV cache", pattern: "diag" },
-  activations: { label: "activations", pattern: "dots" },
-  prefill: { label: "prefill", pattern: "solid" },
-  decode: { label: "decode", pattern: "vert" },
-  communication: { label: "communication", pattern: "cross" },
-  idle: { label: "idle / free", pattern: "horiz" },
-};
-export const color = (c: Concept) => `var(--d-${c})`;
-
-/** Pattern definitions, rendered once per page (by the mounter); shapes reference them as url(#dp-<pattern>). */
+/** Pattern definitions, rendered once per page (by the mounter); shapes reference them as url(#dp-<pattern>). The
+ * patterns are the concept map's (lib/concepts.ts), drawn in SVG. */
 export function PatternDefs() {
-  const stroke = { stroke: "rgba(255,255,255,.55)", strokeWidth: 1.5 };
+  const stroke = { stroke: PATTERN_INK, strokeWidth: 1.5 };
+  const dot = PATTERN_INK;
   return (
     <svg width="0" height="0" style={{ position: "absolute" }} aria-hidden="true" focusable="false">
       <defs>
         <pattern id="dp-diag" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" {...stroke} /></pattern>
+        <pattern id="dp-rdiag" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)"><line x1="0" y1="0" x2="0" y2="6" {...stroke} /></pattern>
         <pattern id="dp-vert" width="5" height="5" patternUnits="userSpaceOnUse"><line x1="2" y1="0" x2="2" y2="5" {...stroke} /></pattern>
         <pattern id="dp-horiz" width="5" height="5" patternUnits="userSpaceOnUse"><line x1="0" y1="2" x2="5" y2="2" {...stroke} /></pattern>
-        <pattern id="dp-dots" width="5" height="5" patternUnits="userSpaceOnUse"><circle cx="2.5" cy="2.5" r="1.1" fill="rgba(255,255,255,.6)" /></pattern>
+        <pattern id="dp-grid" width="5" height="5" patternUnits="userSpaceOnUse"><path d="M2 0V5M0 2H5" strokeWidth={1} stroke={stroke.stroke} /></pattern>
+        <pattern id="dp-dots" width="5" height="5" patternUnits="userSpaceOnUse"><circle cx="2.5" cy="2.5" r="1.1" fill={dot} /></pattern>
+        <pattern id="dp-rings" width="6" height="6" patternUnits="userSpaceOnUse"><circle cx="3" cy="3" r="1.6" fill="none" stroke={dot} strokeWidth={0.8} /></pattern>
         <pattern id="dp-cross" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M0 0L6 6M6 0L0 6" {...stroke} /></pattern>
+        <pattern id="dp-checker" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="3" height="3" fill={dot} /><rect x="3" y="3" width="3" height="3" fill={dot} /></pattern>
       </defs>
     </svg>
   );
@@ -54,7 +52,7 @@ export function Legend({ items }: { items: (Concept | { concept: Concept; label:
       {items.map((item) => {
         const { concept, label } = typeof item === "string" ? { concept: item, label: CONCEPTS[item].label } : item;
         return (
-          <li key={label}>
+          <li key={label} data-concept={concept}>
             <svg viewBox="0 0 14 14" aria-hidden="true"><Block concept={concept} x={0} y={0} width={14} height={14} /></svg>
             {label}
           </li>

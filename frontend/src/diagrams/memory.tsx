@@ -36,7 +36,7 @@ export function KvGrowth({ params }: { params: Params }) {
         <ModelPicker value={model} onChange={setModel} />
         <StepSlider label="Context" values={POW2(512, 131072)} value={context} onChange={setContext} format={(v) => `${fmtNum(v)} tokens`} />
       </>}
-      legend={<Legend items={[{ concept: "kv", label: "K and V of every cached token, one bar per layer" }, { concept: "idle", label: "room up to 128k tokens" }]} />}
+      legend={<Legend items={[{ concept: "kv", label: "K and V of every cached token, one bar per layer" }, { concept: "waste", label: "room up to 128k tokens" }]} />}
       numbers={data && <>
         {spec?.name ?? model} ({String(data.model.attention).toUpperCase()}{spec ? `, ${spec.num_kv_heads} KV heads for ${spec.num_attention_heads} query heads` : ""}
         {sliding ? `, ${sliding} sliding-window layers` : ""}): <strong>{fmtBytes(data.bytes_per_token)}</strong> per token;
@@ -47,7 +47,7 @@ export function KvGrowth({ params }: { params: Params }) {
           const h = (perLayer / maxBytes) * H;
           return (
             <g key={i}>
-              <Block concept="idle" x={i * bw + 1} y={0} width={bw - 2} height={H} opacity={0.25} />
+              <Block concept="waste" x={i * bw + 1} y={0} width={bw - 2} height={H} opacity={0.25} />
               <Block concept="kv" x={i * bw + 1} y={H - h} width={bw - 2} height={h} title={`layer ${i + 1}: ${fmtBytes(perLayer)}`} />
             </g>
           );
@@ -60,7 +60,7 @@ export function KvGrowth({ params }: { params: Params }) {
 }
 
 const SEQUENCES = [100, 37, 260];
-const SEQ_CONCEPTS = ["prefill", "decode", "kv"] as const;
+const SEQ_SHADES = [1, 0.72, 0.45];
 
 export function PagedBlocks({ params }: { params: Params }) {
   const [grow, setGrow] = useState(0);
@@ -83,7 +83,7 @@ export function PagedBlocks({ params }: { params: Params }) {
   return (
     <Frame name="paged-blocks" params={params} error={error?.message}
       controls={<Slider label="Sequence A grows" value={grow} min={0} max={400} step={8} onChange={setGrow} format={(v) => `+${v} tokens`} />}
-      legend={<Legend items={[{ concept: "prefill", label: "sequence A" }, { concept: "decode", label: "sequence B" }, { concept: "kv", label: "sequence C" }, { concept: "idle", label: "empty slots in a last block" }]} />}
+      legend={<Legend items={[{ concept: "kv", label: "KV block of sequence A, B, C (darker to lighter)" }, { concept: "waste", label: "empty slots in a last block (waste)" }]} />}
       numbers={data && <>
         {data.total_blocks} blocks of {blockSize} tokens for {fmtNum(data.used_tokens)} tokens; paged waste{" "}
         <Value value={data.paged_waste_fraction} text={`${(data.paged_waste_fraction * 100).toFixed(1)}%`} /> against{" "}
@@ -94,8 +94,8 @@ export function PagedBlocks({ params }: { params: Params }) {
           const x = (i % cols) * cell, y = Math.floor(i / cols) * cell;
           return (
             <g key={i}>
-              <Block concept="idle" x={x + 1} y={y + 1} width={cell - 2} height={cell - 2} opacity={0.35} />
-              <Block concept={SEQ_CONCEPTS[o.seq]} x={x + 1} y={y + 1} width={(cell - 2) * o.fill} height={cell - 2}
+              <Block concept="waste" x={x + 1} y={y + 1} width={cell - 2} height={cell - 2} opacity={0.35} />
+              <Block concept="kv" opacity={SEQ_SHADES[o.seq]} x={x + 1} y={y + 1} width={(cell - 2) * o.fill} height={cell - 2}
                 title={`physical block ${i}: sequence ${"ABC"[o.seq]}, logical block ${o.logical}`} />
               <text x={x + 4} y={y + 13}>{i}</text>
             </g>
@@ -121,7 +121,8 @@ export function MemoryBreakdown({ params }: { params: Params }) {
   const parts = data ? [
     { concept: "weights" as const, label: "weights", value: data.per_gpu_bytes.weights },
     { concept: "kv" as const, label: "KV cache", value: data.per_gpu_bytes.kv_cache },
-    { concept: "activations" as const, label: "activations + runtime", value: data.per_gpu_bytes.activations + data.per_gpu_bytes.runtime_overhead },
+    { concept: "activations" as const, label: "activations", value: data.per_gpu_bytes.activations },
+    { concept: "overhead" as const, label: "runtime overhead", value: data.per_gpu_bytes.runtime_overhead },
   ] : [];
   const capacity = data?.memory_bytes ?? 1;
   const total = parts.reduce((a, p) => a + p.value, 0);
@@ -130,13 +131,13 @@ export function MemoryBreakdown({ params }: { params: Params }) {
   return (
     <Frame name="memory-breakdown" params={{ ...params, batch_size: batch }} error={error?.message}
       controls={<StepSlider label="Batch" values={POW2(1, 512)} value={batch} onChange={setBatch} format={(v) => `${v} sequences`} />}
-      legend={<Legend items={["weights", "kv", { concept: "activations", label: "activations + runtime" }, { concept: "idle", label: "free" }]} />}
+      legend={<Legend items={["weights", "kv", "activations", "overhead", { concept: "waste", label: "free" }]} />}
       numbers={data && <>
         {data.gpu.name}: <Value value={data.total_bytes_per_gpu} text={fmtBytes(data.total_bytes_per_gpu)} /> used of {fmtBytes(data.budget_bytes)} budget
         ({fmtBytes(capacity)} HBM) — {data.fits ? "fits" : "does not fit"}; at most {fmtNum(data.max_concurrent_sequences)} sequences of this length
       </>}>
       <svg viewBox="0 0 600 90" role="img" aria-label="GPU memory breakdown" data-testid="diagram-svg">
-        <Block concept="idle" x={0} y={10} width={(capacity / scaleMax) * 600} height={44} opacity={0.4} />
+        <Block concept="waste" x={0} y={10} width={(capacity / scaleMax) * 600} height={44} opacity={0.4} />
         {parts.map((p) => {
           const w = (p.value / scaleMax) * 600;
           const el = <Block key={p.label} concept={p.concept} x={x} y={10} width={w} height={44} title={`${p.label}: ${fmtBytes(p.value)}`} />;

@@ -1,7 +1,7 @@
 // Scale and cost diagrams: speculative decoding, tensor-parallel all-reduce, MoE load, the cost of a million tokens.
 import { useState } from "react";
 import { fmtBytes, fmtNum, fmtSeconds, limitingFactor, useCatalog, useSimulation } from "../areas/lab/lib";
-import { Block, Frame, Legend, linear, PlayButton, POW2, Slider, StepSlider, usePlayer, type Params } from "./kit";
+import { Block, color, Frame, Legend, linear, PlayButton, POW2, Slider, StepSlider, usePlayer, type Params } from "./kit";
 import { Value } from "./memory";
 
 /** A fixed pseudo-random sequence, so the accept/reject picture is the same for every reader. */
@@ -23,7 +23,7 @@ export function Speculative({ params }: { params: Params }) {
         <Slider label="Acceptance α" value={alpha} min={0} max={0.95} step={0.05} onChange={setAlpha} format={(v) => v.toFixed(2)} />
         <PlayButton player={player} label="Run rounds" />
       </>}
-      legend={<Legend items={[{ concept: "decode", label: "draft token accepted" }, { concept: "idle", label: "rejected (and all after it)" }, { concept: "prefill", label: "token from the target's verify step" }]} />}
+      legend={<Legend items={[{ concept: "decode", label: "draft token accepted" }, { concept: "waste", label: "rejected (and all after it)" }, { concept: "prefill", label: "token from the target's verify step" }]} />}
       numbers={data && <>
         {fmtNum(data.expected_tokens_per_step)} tokens per target step on average, speedup{" "}
         <Value value={data.speedup} text={`${fmtNum(data.speedup)}×`} /> (best γ = {data.optimal_draft_tokens}, {data.bound}-bound)
@@ -36,7 +36,7 @@ export function Speculative({ params }: { params: Params }) {
             <g key={r} opacity={r <= player.step ? 1 : 0.2}>
               <text x={0} y={r * 30 + 22}>round {r + 1}</text>
               {Array.from({ length: gamma }, (_, k) => (
-                <Block key={k} concept={k < accepted ? "decode" : "idle"} x={40 + k * cw} y={r * 30 + 6} width={cw - 4} height={22}
+                <Block key={k} concept={k < accepted ? "decode" : "waste"} x={40 + k * cw} y={r * 30 + 6} width={cw - 4} height={22}
                   title={k < accepted ? "accepted" : "rejected"} />
               ))}
               <Block concept="prefill" x={40 + gamma * cw} y={r * 30 + 6} width={cw - 4} height={22} title="the target's own token" />
@@ -68,13 +68,13 @@ export function TpAllReduce({ params }: { params: Params }) {
       <svg viewBox="0 0 600 190" role="img" aria-label={`Ring of ${tp} GPUs`} data-testid="diagram-svg">
         {Array.from({ length: tp }, (_, i) => {
           const [x1, y1] = at(i), [x2, y2] = at((i + 1) % tp);
-          return <line key={`l${i}`} x1={x1} y1={y1} x2={x2} y2={y2} stroke="var(--d-communication)" strokeWidth={4} />;
+          return <line key={`l${i}`} x1={x1} y1={y1} x2={x2} y2={y2} stroke={color("communication")} strokeWidth={4} />;
         })}
         {Array.from({ length: tp }, (_, i) => {
           const [x, y] = at(i);
           const s = tp > 16 ? 10 : 22;
           return <g key={i}><Block concept="weights" x={x - s / 2} y={y - s / 2} width={s} height={s} title={`GPU ${i}`} />
-            {tp <= 16 && <text x={x} y={y + 4} textAnchor="middle" style={{ fill: "#fff" }}>{i}</text>}</g>;
+            {tp <= 16 && <text x={x} y={y + 4} textAnchor="middle" className="d-on-block">{i}</text>}</g>;
         })}
       </svg>
     </Frame>
@@ -92,7 +92,7 @@ export function MoeLoad({ params }: { params: Params }) {
   return (
     <Frame name="moe-load" params={params} error={error?.message}
       controls={<Slider label="Router skew (Zipf)" value={skew} min={0} max={2} step={0.1} onChange={setSkew} format={(v) => v.toFixed(1)} />}
-      legend={<Legend items={[{ concept: "activations", label: "tokens an expert processes" }, { concept: "idle", label: "tokens dropped over capacity" }]} />}
+      legend={<Legend items={[{ concept: "tokens", label: "tokens an expert processes" }, { concept: "waste", label: "dropped over capacity (waste)" }]} />}
       numbers={data && <>
         busiest expert at <Value value={data.imbalance} text={`${fmtNum(data.imbalance)}×`} /> the mean; capacity {fmtNum(data.capacity_tokens)} tokens;
         {" "}{(data.dropped_fraction * 100).toFixed(1)}% of assignments dropped
@@ -101,8 +101,8 @@ export function MoeLoad({ params }: { params: Params }) {
         {loads.map((load, i) => {
           const kept = Math.min(load, data!.capacity_tokens);
           return <g key={i}>
-            <Block concept="activations" x={i * bw} y={y(kept)} width={Math.max(bw - 1, 1)} height={H - y(kept)} title={`expert ${i}: ${fmtNum(load)} tokens`} />
-            {load > kept && <Block concept="idle" x={i * bw} y={y(load)} width={Math.max(bw - 1, 1)} height={y(kept) - y(load)} />}
+            <Block concept="tokens" x={i * bw} y={y(kept)} width={Math.max(bw - 1, 1)} height={H - y(kept)} title={`expert ${i}: ${fmtNum(load)} tokens`} />
+            {load > kept && <Block concept="waste" x={i * bw} y={y(load)} width={Math.max(bw - 1, 1)} height={y(kept) - y(load)} />}
           </g>;
         })}
         {data && <line x1={0} x2={600} y1={y(data.capacity_tokens)} y2={y(data.capacity_tokens)} stroke="var(--danger)" strokeDasharray="6 3" />}
@@ -125,16 +125,16 @@ export function TokenCost({ params }: { params: Params }) {
   return (
     <Frame name="token-cost" params={params} error={error?.message}
       controls={<StepSlider label="Traffic" values={[1, 2, 5, 10, 20, 50, 100, 200, 500]} value={rate} onChange={setRate} format={(v) => `${v} req/s`} />}
-      legend={<Legend items={[{ concept: "weights", label: "GPU-hours bought" }, { concept: "prefill", label: "per million tokens (prompt + output)" }, { concept: "decode", label: "per million output tokens" }]} />}
+      legend={<Legend items={[{ concept: "compute", label: "compute: GPU-hours bought" }, { concept: "tokens", label: "tokens: $ per million (prompt + output)" }, { concept: "decode", label: "decode: $ per million output tokens" }]} />}
       numbers={data && <>
         {data.gpus} × {data.gpu.name} at ${fmtNum(data.price_per_gpu_hour_usd)}/h = ${fmtNum(data.usd_per_hour)}/h for {fmtNum(Math.round(tokensPerHour))} tokens/h:
         {" "}<Value value={perM} text={`$${fmtNum(perM)}`} /> per million tokens (limited by {limitingFactor(data.limiting_factor)})
       </>}>
       <svg viewBox="0 0 600 110" role="img" aria-label="Cost per million tokens" data-testid="diagram-svg">
         <text x={0} y={20}>$/hour</text>
-        <Block concept="weights" x={170} y={6} width={Math.min(420, (data?.gpus ?? 0) * 40)} height={22} title={`${data?.gpus} GPUs`} />
+        <Block concept="compute" x={170} y={6} width={Math.min(420, (data?.gpus ?? 0) * 40)} height={22} title={`${data?.gpus} GPUs`} />
         <text x={0} y={58}>$/M tokens</text>
-        <Block concept="prefill" x={170} y={44} width={x(perM)} height={22} />
+        <Block concept="tokens" x={170} y={44} width={x(perM)} height={22} />
         <text x={0} y={96}>$/M output tokens</text>
         <Block concept="decode" x={170} y={82} width={x(data?.usd_per_million_output_tokens ?? 0)} height={22} />
       </svg>

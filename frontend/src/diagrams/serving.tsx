@@ -2,7 +2,7 @@
 // autoscaling against a traffic curve. Each takes its figures from a simulator endpoint for real catalog parameters.
 import { useState } from "react";
 import { fmtBytes, fmtNum, fmtSeconds, useCatalog, useSimulation } from "../areas/lab/lib";
-import { Block, Frame, Legend, linear, POW2, Slider, StepSlider, type Params } from "./kit";
+import { Block, color, Frame, Legend, linear, POW2, Slider, StepSlider, type Params } from "./kit";
 import { Value } from "./memory";
 
 /** Share of a pipeline's time its stages sit idle when m micro-batches fill p stages: (p − 1) / (m + p − 1). */
@@ -22,7 +22,7 @@ export function PipelineBubbles({ params }: { params: Params }) {
   return (
     <Frame name="pipeline-bubbles" params={{ ...params, microbatches: micro }} error={error?.message}
       controls={<StepSlider label="Micro-batches" values={[1, 2, 4, 8, 16, 32, 64]} value={micro} onChange={setMicro} />}
-      legend={<Legend items={[{ concept: "prefill", label: "stage computing a micro-batch" }, { concept: "idle", label: "bubble (stage waiting)" }]} />}
+      legend={<Legend items={[{ concept: "prefill", label: "stage computing a micro-batch" }, { concept: "waste", label: "bubble (stage waiting)" }]} />}
       numbers={data && <>
         {stages} stages × {micro} micro-batches take {slots} slots of {fmtSeconds(stage)} (one stage's share of a {fmtSeconds(data.step_seconds)} prefill):
         {" "}{fmtSeconds(slots * stage)}; idle share (p − 1)/(m + p − 1) = <Value value={bubble} text={`${(bubble * 100).toFixed(1)}%`} />
@@ -33,7 +33,7 @@ export function PipelineBubbles({ params }: { params: Params }) {
             <text x={0} y={s * rh + rh * 0.7}>stage {s}</text>
             {Array.from({ length: slots }, (_, t) => {
               const busy = t >= s && t < s + micro;
-              return <Block key={t} concept={busy ? "prefill" : "idle"} x={70 + t * cw} y={s * rh + 2} width={Math.max(cw - 1, 0.5)} height={rh - 4}
+              return <Block key={t} concept={busy ? "prefill" : "waste"} x={70 + t * cw} y={s * rh + 2} width={Math.max(cw - 1, 0.5)} height={rh - 4}
                 title={busy ? `stage ${s}, micro-batch ${t - s}` : `stage ${s} idle`} />;
             })}
           </g>
@@ -69,7 +69,7 @@ export function ExpertAllToAll({ params }: { params: Params }) {
       <svg viewBox="0 0 600 150" role="img" aria-label={`All-to-all among ${ep} expert-parallel GPUs`} data-testid="diagram-svg">
         {Array.from({ length: cols }, (_, i) => Array.from({ length: cols }, (_, j) => i === j ? null : (
           <line key={`${i}-${j}`} x1={20 + i * boxW + boxW / 2} y1={40} x2={20 + j * boxW + boxW / 2} y2={110}
-            stroke="var(--d-communication)" strokeOpacity={Math.min(0.9, 6 / cols)} strokeWidth={1.5} />
+            stroke={color("communication")} strokeOpacity={Math.min(0.9, 6 / cols)} strokeWidth={1.5} />
         )))}
         {Array.from({ length: cols }, (_, i) => (
           <g key={i}>
@@ -162,16 +162,16 @@ export function Autoscaling({ params }: { params: Params }) {
   return (
     <Frame name="autoscaling" params={{ ...params, cold_start_minutes: cold }} error={error?.message}
       controls={<Slider label="Cold start" value={cold} min={1} max={30} onChange={setCold} format={(v) => `${v} min`} />}
-      legend={<Legend items={[{ concept: "prefill", label: "traffic (requests/s)" }, { concept: "weights", label: "capacity of ready replicas" }, { concept: "idle", label: "traffic over capacity" }]} />}
+      legend={<Legend items={[{ concept: "tokens", label: "traffic (requests/s)" }, { concept: "compute", label: "capacity of ready replicas" }, { concept: "waste", label: "traffic over capacity" }]} />}
       numbers={data && line && <>
         one replica ({data.gpus / Math.max(data.replicas, 1)} × {data.gpu.name}) serves {fmtNum(perReplica)} req/s within the SLO; the peak needs {Math.max(...line.ordered)} replicas;
         with a cold start of {cold} minutes, <Value value={unservedRequests} text={fmtNum(Math.round(unservedRequests))} /> requests arrive over capacity during the ramp
       </>}>
       <svg viewBox={`0 0 600 ${H + 22}`} role="img" aria-label="Traffic against ready replicas over two hours" data-testid="diagram-svg">
         {line && line.ready.map((r, t) => (
-          <Block key={t} concept={short[t] > 0 ? "idle" : "weights"} x={x(t)} y={y(r * perReplica)} width={W / 120} height={H - y(r * perReplica)} opacity={0.55} />
+          <Block key={t} concept={short[t] > 0 ? "waste" : "compute"} x={x(t)} y={y(r * perReplica)} width={W / 120} height={H - y(r * perReplica)} opacity={0.55} />
         ))}
-        {line && <path d={path(line.traffic)} fill="none" stroke="var(--d-prefill)" strokeWidth={2.5} />}
+        {line && <path d={path(line.traffic)} fill="none" stroke={color("tokens")} strokeWidth={2.5} />}
         <line className="d-axis" x1={30} x2={30 + W} y1={H} y2={H} />
         <text x={30} y={H + 16}>0 min</text><text x={30 + W} y={H + 16} textAnchor="end">120 min</text>
         <text x={0} y={10}>req/s</text>

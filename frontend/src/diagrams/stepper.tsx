@@ -72,12 +72,12 @@ export function StepReplay({ log, budget, blocks, frame }: {
         data-testid="diagram-svg" data-step={row?.step ?? 0}>
         <text x={0} y={12}>batch and queue</text>
         {row && Array.from({ length: row.running + row.waiting }, (_, i) => (
-          <Block key={i} concept={i < row.running ? "decode" : "idle"} x={i * sw} y={18} width={sw - 3} height={24}
+          <Block key={i} concept={i < row.running ? "decode" : "waste"} x={i * sw} y={18} width={sw - 3} height={24}
             title={i < row.running ? "running" : "waiting"} />
         ))}
         <text x={0} y={64}>tokens / budget</text>
         <rect x={120} y={52} width={460} height={16} fill="none" stroke="var(--fg-soft)" />
-        {row && <Block concept="prefill" x={120} y={52} width={bar(Math.min(row.tokens / budget, 1))} height={16} title={`${row.tokens} tokens`} />}
+        {row && <Block concept="tokens" x={120} y={52} width={bar(Math.min(row.tokens / budget, 1))} height={16} title={`${row.tokens} tokens`} />}
         <text x={0} y={98}>KV blocks</text>
         <rect x={120} y={86} width={460} height={16} fill="none" stroke="var(--fg-soft)" />
         {row && <Block concept="kv" x={120} y={86} width={bar(row.kv_blocks_used / blocks)} height={16} title={`${row.kv_blocks_used} blocks`} />}
@@ -87,8 +87,8 @@ export function StepReplay({ log, budget, blocks, frame }: {
   });
 }
 
-export const STEPPER_LEGEND = <Legend items={[{ concept: "decode", label: "request in the batch" }, { concept: "idle", label: "request waiting" },
-  { concept: "prefill", label: "tokens computed this step" }, "kv"]} />;
+export const STEPPER_LEGEND = <Legend items={[{ concept: "decode", label: "request in the batch" }, { concept: "waste", label: "request waiting (idle)" },
+  { concept: "tokens", label: "tokens computed this step" }, "kv"]} />;
 
 export function BatchingStepper({ params }: { params: Params }) {
   const { data, error } = useSimulation("engine", stepperBody(params));

@@ -36,7 +36,7 @@ export function Tokenization({ params }: { params: Params }) {
         <Slider label="Sample" value={sample} min={0} max={TOKEN_SAMPLES.length - 1} onChange={pick} format={(v) => `${v + 1} of ${TOKEN_SAMPLES.length}`} />
         <label>Your text <input type="text" value={text} maxLength={2000} onChange={(e) => setText(e.target.value)} data-testid="diagram-text" /></label>
       </>}
-      legend={<Legend items={[{ concept: "prefill", label: "one token (piece above, id below)" }, { concept: "activations", label: "the next token (shades alternate)" }]} />}
+      legend={<Legend items={[{ concept: "tokens", label: "tokens: piece above, id below (shades alternate)" }]} />}
       numbers={data && ids && <>
         {text.length} characters → <Value value={data.prompt_tokens} text={`${data.prompt_tokens} tokens`} /> ({(text.length / Math.max(ids.length, 1)).toFixed(1)} characters per token);
         on {data.model.name} each token keeps {fmtBytes(data.kv_bytes_per_token)} of KV cache: {fmtBytes(data.kv_bytes_per_token * ids.length)} for this text
@@ -44,8 +44,8 @@ export function Tokenization({ params }: { params: Params }) {
       <svg viewBox={`0 0 600 ${y + 44}`} role="img" aria-label={`${ids?.length ?? 0} tokens`} data-testid="diagram-svg">
         {chips.map((c) => (
           <g key={c.i}>
-            <Block concept={c.i % 2 ? "activations" : "prefill"} x={c.x} y={c.y} width={c.width} height={22} opacity={0.85} title={`token ${c.i}: id ${c.id}`} />
-            <text x={c.x + c.width / 2} y={c.y + 15} textAnchor="middle" style={{ fill: "#fff", whiteSpace: "pre" }}>{c.piece.replace(/ /g, "␣")}</text>
+            <Block concept="tokens" opacity={c.i % 2 ? 0.7 : 1} x={c.x} y={c.y} width={c.width} height={22} title={`token ${c.i}: id ${c.id}`} />
+            <text x={c.x + c.width / 2} y={c.y + 15} textAnchor="middle" className="d-on-block" style={{ whiteSpace: "pre" }}>{c.piece.replace(/ /g, "␣")}</text>
             <text x={c.x + c.width / 2} y={c.y + 36} textAnchor="middle">{c.id}</text>
           </g>
         ))}

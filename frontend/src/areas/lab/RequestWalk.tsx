@@ -109,10 +109,10 @@ function Walk({ data, pieces, answer }: { data: SimulatorResults["request-walk"]
       </dl>
       <div className="lab-tokens" aria-label="Tokens">
         {pieces.map((p, i) => (
-          <span key={`p${i}`} className="lab-chip" style={{ borderColor: at >= 1 ? "var(--c-prefill)" : "var(--border)" }}>{p.replace(/ /g, "·") || "∅"}</span>
+          <span key={`p${i}`} className="lab-chip" style={{ borderColor: at >= 1 ? C.prefill : "var(--border)" }}>{p.replace(/ /g, "·") || "∅"}</span>
         ))}
         {answer.slice(0, at).map((p, i) => (
-          <span key={`d${i}`} className="lab-chip lab-chip-new" style={{ borderColor: i === 0 ? "var(--c-prefill)" : "var(--c-decode)" }}
+          <span key={`d${i}`} className="lab-chip lab-chip-new" style={{ borderColor: i === 0 ? C.prefill : C.decode }}
             data-testid="walk-output-token">{p.replace(/ /g, "·") || "∅"}</span>
         ))}
       </div>

@@ -4,12 +4,16 @@ import {
   Bar, BarChart, CartesianGrid, Cell, ComposedChart, LabelList, Line, ReferenceDot, ReferenceLine, ResponsiveContainer,
   Scatter, ScatterChart, Tooltip, XAxis, YAxis,
 } from "recharts";
+import { CONCEPT_NAMES, conceptColor, conceptOf, swatchStyle, type Concept } from "../../lib/concepts";
 
-export const C = {
-  prefill: "var(--c-prefill)", decode: "var(--c-decode)", kv: "var(--c-kv)", weights: "var(--c-weights)",
-  tokens: "var(--c-tokens)", compute: "var(--c-compute)", memory: "var(--c-memory)",
-  communication: "var(--c-communication)", waste: "var(--c-waste)",
-};
+/** Each concept's colour, from the one concept map (lib/concepts.ts): C.kv, C.compute, ... */
+export const C = Object.fromEntries(CONCEPT_NAMES.map((c) => [c, conceptColor(c)])) as Record<Concept, string>;
+
+/** A swatch: a concept's colour and pattern when the colour is a concept's, else the plain colour (a neutral line). */
+function Swatch({ color }: { color: string }) {
+  const concept = conceptOf(color);
+  return <span className="lab-swatch" data-concept={concept} style={concept ? swatchStyle(concept) : { background: color }} />;
+}
 
 const TICK = { fill: "var(--fg-soft)", fontSize: 11 };
 const AXIS = { stroke: "var(--fg-soft)" };
@@ -22,7 +26,7 @@ export function Legend({ items }: { items: { label: string; color: string }[] })
   return (
     <ul className="lab-legend" aria-label="Legend">
       {items.map((item) => (
-        <li key={item.label}><span className="lab-swatch" style={{ background: item.color }} />{item.label}</li>
+        <li key={item.label} data-concept={conceptOf(item.color)}><Swatch color={item.color} />{item.label}</li>
       ))}
     </ul>
   );
@@ -60,7 +64,7 @@ export function StackedBar({ segments, total, title, capacity }: { segments: Seg
       </ResponsiveContainer>
       <ul className="lab-legend">
         {segments.map((s) => (
-          <li key={s.key} data-testid={`segment-${s.key}`}><span className="lab-swatch" style={{ background: s.color }} />{s.text}</li>
+          <li key={s.key} data-testid={`segment-${s.key}`} data-concept={conceptOf(s.color)}><Swatch color={s.color} />{s.text}</li>
         ))}
         {capacity && <li data-testid="segment-capacity"><span className="lab-swatch lab-swatch-line" />{capacity.label}</li>}
       </ul>
@@ -177,12 +181,12 @@ export function Bars({ values, color, title, line, lineLabel }: { values: number
             label={{ value: "tokens", angle: -90, position: "insideLeft", fill: "var(--fg-soft)", fontSize: 12 }} />
           <Tooltip {...TOOLTIP} labelFormatter={(e) => `expert ${e}`} formatter={(v) => [`${Number(v).toFixed(2)} tokens`, ""]} />
           <Bar dataKey="v" isAnimationActive={false}>
-            {data.map((d) => <Cell key={d.expert} fill={line !== undefined && d.v > line ? C.compute : color} />)}
+            {data.map((d) => <Cell key={d.expert} fill={line !== undefined && d.v > line ? C.waste : color} />)}
           </Bar>
-          {line !== undefined && <ReferenceLine y={line} stroke={C.waste} strokeDasharray="6 4" strokeWidth={2} />}
+          {line !== undefined && <ReferenceLine y={line} stroke="var(--fg)" strokeDasharray="6 4" strokeWidth={2} />}
         </BarChart>
       </ResponsiveContainer>
-      <Legend items={[{ label: "expected tokens per expert", color }, { label: "over capacity (dropped)", color: C.compute }, ...(lineLabel ? [{ label: lineLabel, color: C.waste }] : [])]} />
+      <Legend items={[{ label: "expected tokens per expert", color }, { label: "over capacity (dropped)", color: C.waste }, ...(lineLabel ? [{ label: lineLabel, color: "var(--fg)" }] : [])]} />
     </figure>
   );
 }

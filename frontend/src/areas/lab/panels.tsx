@@ -170,7 +170,7 @@ export function SpeculativePanel() {
         <Plot title="Speedup vs draft length" xLabel="draft tokens γ" yLabel="speedup ×" fmtY={(y) => y.toFixed(1)}
           series={[{ label: "speedup E/(γc+1)", color: C.decode, points: data.curve.map((p) => [p.draft_tokens, p.speedup]) },
             { label: "tokens per step E", color: C.tokens, points: data.curve.map((p) => [p.draft_tokens, p.expected_tokens_per_step]) }]}
-          markers={[{ label: `γ=${v.draft_tokens}`, x: num(v.draft_tokens, 0), y: data.speedup, color: C.prefill }]} />
+          markers={[{ label: `γ=${v.draft_tokens}`, x: num(v.draft_tokens, 0), y: data.speedup, color: "var(--fg)" }]} />
       </>)}
       <Explain data={data} error={error} />
     </Tool>
@@ -187,7 +187,7 @@ export function CollectivesPanel() {
   const { data, error } = useSimulation("collectives", {
     op: v.op, algorithm: v.op === "all_reduce" ? v.algorithm : "ring", message_bytes: message, num_gpus: num(v.tensor_parallel, 0), gpu: v.gpu,
   });
-  const colors: Record<string, string> = { ring: C.communication, tree: C.prefill, one_shot: C.decode };
+  const colors: Record<string, string> = { ring: C.communication, tree: "var(--fg-soft)", one_shot: "var(--fg)" };
   return (
     <Tool title="Collectives (α–β)" form={<>
       <ModelGpuPicker values={v} set={set} error={error} />
@@ -208,7 +208,7 @@ export function CollectivesPanel() {
         <Plot title="Collective time vs message size" logX logY xLabel="message bytes" yLabel="seconds"
           fmtX={(x) => fmtBytes(x)} fmtY={(y) => fmtSeconds(y)}
           series={data.curves.map((c) => ({ label: c.algorithm, color: colors[c.algorithm], points: c.message_bytes.map((m, i) => [m, c.seconds[i]]) }))}
-          markers={[{ label: "this message", x: data.message_bytes, y: data.seconds, color: C.compute }]} />
+          markers={[{ label: "this message", x: data.message_bytes, y: data.seconds, color: C.communication }]} />
       </>)}
       <Explain data={data} error={error} />
     </Tool>
@@ -271,7 +271,7 @@ function Pager({ sequences, blockSize }: { sequences: SimulatorResults["paged-kv
           </g>
         ))}
       </svg>
-      <Legend items={[{ label: "tokens stored (KV)", color: C.kv }, { label: "internal fragmentation (waste)", color: C.waste }]} />
+      <Legend items={[{ label: "KV cache: tokens stored", color: C.kv }, { label: "internal fragmentation (waste)", color: C.waste }]} />
     </figure>
   );
 }
@@ -317,14 +317,14 @@ function HashChains({ prompts }: { prompts: SimulatorResults["prefix-cache"]["pr
         {prompts.map((p, i) => (
           <li key={i}>
             {p.hashes.slice(0, 10).map((h: string, b: number) => (
-              <span key={b} className="lab-chip" style={{ borderColor: b < p.hit_blocks ? "var(--c-kv)" : "var(--c-prefill)" }}
+              <span key={b} className="lab-chip" style={{ borderColor: b < p.hit_blocks ? C.kv : C.prefill }}
                 title={b < p.hit_blocks ? "hit: KV reused" : "miss: prefill computes it"}>{h.slice(0, 6)}</span>
             ))}
             {p.blocks > 10 && <span className="lab-range"> … {p.blocks} blocks, {p.hit_blocks} hit</span>}
           </li>
         ))}
       </ol>
-      <Legend items={[{ label: "cache hit (KV reused)", color: C.kv }, { label: "miss (prefill)", color: C.prefill }]} />
+      <Legend items={[{ label: "cache hit (KV reused)", color: C.kv }, { label: "miss (prefill)", color: "var(--fg)" }]} />
     </figure>
   );
 }

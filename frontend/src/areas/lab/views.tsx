@@ -8,8 +8,8 @@ export function MemoryView({ fit }: { fit: SimulatorResults["fit"] }) {
   const segments = [
     { key: "weights", label: "Weights", value: p.weights, color: C.weights, text: `Weights ${fmtBytes(p.weights)}` },
     { key: "kv", label: "KV cache", value: p.kv_cache, color: C.kv, text: `KV cache ${fmtBytes(p.kv_cache)}` },
-    { key: "activations", label: "Activations", value: p.activations, color: C.compute, text: `Activations ${fmtBytes(p.activations)}` },
-    { key: "overhead", label: "Runtime overhead", value: p.runtime_overhead, color: C.communication, text: `Runtime overhead ${fmtBytes(p.runtime_overhead)}` },
+    { key: "activations", label: "Activations", value: p.activations, color: C.activations, text: `Activations ${fmtBytes(p.activations)}` },
+    { key: "overhead", label: "Runtime overhead", value: p.runtime_overhead, color: C.overhead, text: `Runtime overhead ${fmtBytes(p.runtime_overhead)}` },
     { key: "free", label: "Free", value: p.free, color: C.waste, text: `Free ${fmtBytes(p.free)}` },
   ];
   return (

@@ -7,7 +7,7 @@ import { modelChoice, num, ROUTERS, useQueryState, VLLM_DEFAULTS } from "../lib"
 import type { SimulatorResults } from "../lib";
 import { PatternDefs } from "../../../diagrams/kit";
 import { STEPPER_LEGEND, StepReplay } from "../../../diagrams/stepper";
-import { Histogram, TimeSeries } from "../charts";
+import { C, Histogram, TimeSeries } from "../charts";
 
 interface Stats { p50: number; p90: number; p99: number; mean: number }
 export interface EngineResult {
@@ -203,14 +203,14 @@ export function EngineReport({ r, budget }: { r: EngineResult; budget?: number }
         {r.invariants.all_finished ? "✓" : "✗"}, Little's law {r.invariants.littles_law.ok ? "✓" : "✗"}{" "}
         ({(r.invariants.littles_law.relative_error * 100).toFixed(1)} % off)</p>
       <div style={{ display: "grid", gridTemplateColumns: "repeat(auto-fit, minmax(20rem, 1fr))", gap: "1rem" }}>
-        <Histogram title="TTFT distribution" edges={r.histograms.ttft_s.edges} counts={r.histograms.ttft_s.counts} color="var(--c-prefill)" unit="s" />
-        <Histogram title="TPOT distribution" edges={r.histograms.tpot_s.edges} counts={r.histograms.tpot_s.counts} color="var(--c-decode)" unit="s" />
+        <Histogram title="TTFT distribution" edges={r.histograms.ttft_s.edges} counts={r.histograms.ttft_s.counts} color={C.prefill} unit="s" />
+        <Histogram title="TPOT distribution" edges={r.histograms.tpot_s.edges} counts={r.histograms.tpot_s.counts} color={C.decode} unit="s" />
         <TimeSeries title="Queue and batch" x={r.series.t_s} xUnit="s" series={[
-          { label: "waiting requests", color: "var(--c-prefill)", values: r.series.queue_depth },
-          { label: "running batch", color: "var(--c-decode)", values: r.series.running },
+          { label: "waiting requests", color: C.waste, values: r.series.queue_depth },
+          { label: "running batch", color: C.decode, values: r.series.running },
         ]} />
         <TimeSeries title="KV cache usage (fraction of blocks)" x={r.series.t_s} xUnit="s" series={[
-          { label: "KV usage", color: "var(--c-kv)", values: r.series.kv_usage },
+          { label: "KV usage", color: C.kv, values: r.series.kv_usage },
         ]} />
       </div>
       {r.step_log && r.step_log.length > 0 && (

@@ -197,9 +197,9 @@ export function K8sRotationPanel() {
         <Plot title="Serving replicas during the rotation" xLabel="seconds" yLabel="replicas" fmtX={(x) => `${Math.round(x)}`}
           fmtY={(y) => `${Math.round(y)}`} xDomain={[0, end * 1.05]}
           series={[
-            { label: "serving (Ready)", color: C.kv, points: steps((p) => p.serving) },
-            { label: "starting (pull, load, warm-up)", color: C.prefill, points: steps((p) => p.starting), dashed: true },
-            { label: "needed by traffic", color: C.waste, points: [[0, data.replicas_needed], [end * 1.05, data.replicas_needed]], dashed: true },
+            { label: "serving (Ready)", color: C.compute, points: steps((p) => p.serving) },
+            { label: "starting (pull, load, warm-up)", color: C.waste, points: steps((p) => p.starting), dashed: true },
+            { label: "needed by traffic", color: C.tokens, points: [[0, data.replicas_needed], [end * 1.05, data.replicas_needed]], dashed: true },
           ]} />
         <table className="lab-table"><thead><tr><th>Option</th><th>Done</th><th>Lowest serving</th><th>s below need</th><th>replica·s short</th></tr></thead>
           <tbody>{data.options.map((o) => (

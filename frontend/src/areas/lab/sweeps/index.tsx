@@ -240,7 +240,7 @@ function SweepJobPage() {
       <p><Link to="..">← Sweeps</Link></p>
       <h1>Sweep <span data-testid="sweep-status">{job.status}</span></h1>
       <div className="progress" role="progressbar" aria-label="Sweep progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(job.progress * 100)}>
-        <div style={{ width: `${job.progress * 100}%`, height: "100%", background: "var(--c-tokens)" }} />
+        <div style={{ width: `${job.progress * 100}%`, height: "100%", background: "var(--accent)" }} />
       </div>
       <p data-testid="sweep-progress">{job.done_points} / {job.total_points} points simulated ({Math.round(job.progress * 100)} %)</p>
       {job.screen?.mode === "two_stage" && (
