@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "apps.flashcards",
     "apps.search",
     "apps.simulators",
+    "apps.exercises",
     "apps.plans",
 ]
 
@@ -285,6 +286,9 @@ SPECTACULAR_SETTINGS = {
         "ModeEnum": "apps.quiz.models.SessionMode",
         "OwnCardKindEnum": "apps.flashcards.own_cards.KINDS",
         "ImportFormatEnum": "apps.flashcards.models.ImportFormat",
+        "ExerciseLevelEnum": "apps.exercises.models.ExerciseLevel",
+        "LevelEnum": "apps.courses.models.Level",
+        "ExerciseCategoryEnum": "apps.exercises.models.Category",
         "FormatEnum": ["llmkit-flashcards"],  # the collection file's format name (interchange.collection)
         "DtypeEnum": "apps.simulators.api.inputs.DTYPES",
         "KvDtypeEnum": "apps.simulators.api.inputs.KV_DTYPES",

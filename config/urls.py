@@ -15,6 +15,7 @@ api_v1 = [
     path("", include("apps.flashcards.urls")),
     path("", include("apps.search.urls")),
     path("", include("apps.plans.urls")),
+    path("", include("apps.exercises.urls")),
     path("simulators/", include("apps.simulators.api.urls")),
 ]
 

@@ -29,6 +29,9 @@ def register_exporters(*exporters: Callable[[Path, list[Path]], None]) -> None:
 # Reference lists kept in fixtures/ that are not database content (the tests and benchmarks read them; the loader
 # does not): copied through unchanged, so that an export still writes the whole of fixtures/.
 REFERENCE_FILES = ("vllm-flags.yaml", "serving-measurements.yaml")
+# Folders copied through unchanged: design exercises are edited in their files only (their best answers are searched
+# for the text there), so the files are the reference.
+REFERENCE_FOLDERS = ("design_exercises",)
 
 
 class _Dumper(yaml.SafeDumper):
@@ -141,4 +144,7 @@ def export_all(root: Path, *, fixtures: Path | None = None) -> list[Path]:
     for name in REFERENCE_FILES:
         if (fixtures / name).is_file():
             write_text(root / name, (fixtures / name).read_text(encoding="utf-8"), written)
+    for folder in REFERENCE_FOLDERS:
+        for path in sorted((fixtures / folder).glob("*")) if (fixtures / folder).is_dir() else []:
+            write_text(root / folder / path.name, path.read_text(encoding="utf-8"), written)
     return written

@@ -11,7 +11,8 @@ def test_loader_steps_run_in_stage_order_each_app_registering_its_own():
         "apps.courses.content.load_parts", "apps.courses.content.load_chapters", "apps.glossary.content.load_terms",
         "apps.courses.content.link_chapters", "apps.glossary.content.link_terms",
         "apps.quiz.content.load_questions", "apps.quiz.content.load_numbers", "apps.quiz.content.load_diagnosis",
-        "apps.simulators.content.load_catalog", "apps.flashcards.content.sync_cards",
+        "apps.simulators.content.load_catalog", "apps.exercises.content.load_exercises",
+        "apps.flashcards.content.sync_cards",
     ]
     stages = [step.stage for step in content.STEPS]
     assert stages == sorted(stages) and stages[-1] is Stage.CARDS
@@ -45,4 +46,4 @@ def test_exporters_and_job_tables_are_each_apps_own():
         "apps.simulators.export"]
     assert {kind: model._meta.label for kind, model in metrics.JOB_MODELS.items()} == {
         "sweep": "simulators.SweepJob", "fsrs_optimization": "flashcards.OptimizationJob",
-        "flashcard_import": "flashcards.ImportJob"}
+        "flashcard_import": "flashcards.ImportJob", "flashcard_export": "flashcards.ExportJob"}

@@ -79,7 +79,7 @@ export function PracticeHome() {
       <p className="muted">
         Auto-checked questions are graded on the server; open questions: reveal the model answer, then rate yourself.
         Also: <Link to="/practice/interview">interview mode</Link> · <Link to="/practice/diagnosis">the diagnosis game</Link> · <Link to="/practice/incidents">the Kubernetes incident game</Link> ·{" "}
-        <Link to="/practice/checks">drag-and-drop checks</Link>
+        <Link to="/practice/checks">drag-and-drop checks</Link> · <Link to="/practice/design">design exercises</Link>
       </p>
       {chapter && chapterTitle && (
         <p className="chapter-filter" data-testid="chapter-filter">

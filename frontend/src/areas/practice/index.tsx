@@ -1,5 +1,6 @@
 import { Route, Routes } from "react-router-dom";
 import { CheckPage, ChecksList } from "./Checks";
+import { DesignExercisePage, DesignList } from "./Design";
 import Diagnosis, { K8sIncidents } from "./Diagnosis";
 import { InterviewHome, PracticeHome } from "./Home";
 import QuestionPage from "./QuestionPage";
@@ -19,6 +20,8 @@ export default function PracticeArea() {
       <Route path="incidents" element={<K8sIncidents />} />
       <Route path="checks" element={<ChecksList />} />
       <Route path="checks/:id" element={<CheckPage />} />
+      <Route path="design" element={<DesignList />} />
+      <Route path="design/:slug" element={<DesignExercisePage />} />
     </Routes>
   );
 }
