@@ -10,7 +10,9 @@ The plan walks the days in order and spends each study day's minutes in this ord
 4. chapters, unread prerequisites first, then in curriculum order, whole chapters while they fit (a chapter longer
    than a whole day is read alone on a day of its own), each adding its cards the learner does not hold yet at
    NEW_CARD_SECONDS each (the ones that do not fit wait for the next day);
-5. the practice set after all, if step 3 left it out and the minutes allow.
+5. the practice set after all, if step 3 left it out and the minutes allow;
+6. for a senior or staff interview, one design exercise of DESIGN_MINUTES (the capacity-planning round) when the
+   minutes left allow: the learner's exercises in the order given (not attempted first, then lowest best score).
 The last REVIEW_ONLY_DAYS study days hold only reviews. Days off hold nothing.
 
 Predicted recall: each card of a topic followed through the plan (every planned review moves its FSRS memory), then
@@ -32,6 +34,7 @@ REVIEW_SECONDS = 10  # one review: read, recall, rate
 NEW_CARD_SECONDS = 30  # a new card: first sight and its learning steps
 PRACTICE_MINUTES = 15
 MOCK_MINUTES = 30
+DESIGN_MINUTES = 25  # read the brief, propose a deployment, read the grade, fix it once
 REVIEW_ONLY_DAYS = 2
 GOOD = 3
 MAX_SAME_DAY_STEPS = 4  # a learning card seen again the same day, at most this many times
@@ -64,6 +67,7 @@ class Day:
     cards_to_add: int = 0  # of them, cards of the plan's chapters not yet in the collection
     practice_topics: list[str] = field(default_factory=list)
     mock_interview: bool = False
+    design_exercise: str | None = None
     minutes: float = 0.0
 
 
@@ -125,11 +129,13 @@ def _study(memory: Memory | None, moment: datetime, end: datetime, scheduler: Sc
 
 def build_plan(*, today: date, interview: date, minutes_per_day: int, days_off: Iterable[int],
                chapters: list[ChapterIn], cards: list[CardIn], accuracy: dict[str, float],
-               scheduler: Scheduler, clock: DayClock, new_per_day: int = 20) -> Plan:
+               scheduler: Scheduler, clock: DayClock, new_per_day: int = 20,
+               design_exercises: Iterable[str] = ()) -> Plan:
     """The plan (see the module's docstring). Days are the learner's (``clock``); ``days_off`` are weekdays
     (0 Monday ... 6 Sunday); ``accuracy`` is the practice score (0..1) by topic at the target level; ``scheduler``
     has fuzzing off, so the plan is repeatable; ``new_per_day`` is the learner's limit of new cards a day (cards in
-    the collection never studied, then the cards of the chapters the plan has read, in that order)."""
+    the collection never studied, then the cards of the chapters the plan has read, in that order);
+    ``design_exercises`` are the slugs to plan, in order (empty below a senior interview)."""
     off = set(days_off)
     dates = [today + timedelta(days=n) for n in range((interview - today).days)]
     study = [day for day in dates if day.weekday() not in off]
@@ -141,6 +147,7 @@ def build_plan(*, today: date, interview: date, minutes_per_day: int, days_off: 
     # new cards: those in the collection never studied (as the review queue shows them), then the chapters' ones
     pending_new = [card.id for card in cards if card.memory is not None and card.memory.state == NEW]
     topics_of = {card.id: card.topics for card in cards}
+    pending_designs = list(design_exercises)
     days = []
     for day in dates:
         plan = Day(date=day, day_off=day.weekday() in off, review_only=day in review_only)
@@ -181,6 +188,9 @@ def build_plan(*, today: date, interview: date, minutes_per_day: int, days_off: 
                 reserved, budget = True, budget - practice
             if reserved:  # chosen once the day's cards are studied: today's chapters' topics count as met
                 plan.practice_topics = _weakest(topics_of, memory, accuracy)
+            if pending_designs and budget >= DESIGN_MINUTES * 60:
+                plan.design_exercise = pending_designs.pop(0)
+                budget -= DESIGN_MINUTES * 60
         plan.minutes = round(minutes_per_day - max(budget, 0) / 60, 1)
     topics = _readiness(cards, memory, accuracy, clock.start_of(interview) + STUDY_HOUR, scheduler)
     total = sum(topic.cards for topic in topics)

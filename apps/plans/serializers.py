@@ -28,6 +28,12 @@ class PlanPracticeSerializer(serializers.Serializer):
     url = serializers.CharField(help_text="The practice page with the weakest topic and the level chosen")
 
 
+class PlanDesignSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    url = serializers.CharField()
+
+
 class PlanDaySerializer(serializers.Serializer):
     date = serializers.DateField()
     day_off = serializers.BooleanField()
@@ -36,6 +42,8 @@ class PlanDaySerializer(serializers.Serializer):
     new_cards = serializers.IntegerField(help_text="Cards first studied that day (within your new cards a day)")
     cards_to_add = serializers.IntegerField(help_text="Of them, cards of the day's chapters not yet in your collection")
     mock_interview = serializers.BooleanField()
+    design_exercise = PlanDesignSerializer(allow_null=True, help_text="Senior and staff plans: a capacity-planning "
+                                                                     "exercise graded by the simulators")
     minutes = serializers.FloatField(help_text="Minutes the day's list takes")
     practice = PlanPracticeSerializer(allow_null=True)
     chapters = PlanChapterSerializer(many=True)

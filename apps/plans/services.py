@@ -8,8 +8,9 @@ from datetime import date, datetime, timedelta
 from django.db.models import Avg
 
 from apps.core.exceptions import InvalidInput, NotFound
-from apps.courses.models import Part, ProgressStatus
+from apps.courses.models import Level, Part, ProgressStatus
 from apps.courses.services import chapter_queryset, progress_by_slug
+from apps.exercises.services import exercise_list
 from apps.flashcards.content import CHAPTER_DECK_PREFIX
 from apps.flashcards.models import Card, SourceType, UserCard
 from apps.flashcards.presets import scheduler_config
@@ -97,14 +98,15 @@ def plan_get(*, user, now: datetime) -> dict:
     today = clock.day_of(now)
     chapters, cards, accuracy = _inputs(user, saved)
     titles = {chapter.slug: chapter for chapter in chapters}
+    designs = design_exercises_to_plan(user, saved.level)
     plan = planner.build_plan(today=today, interview=saved.interview_date, minutes_per_day=saved.minutes_per_day,
                               days_off=saved.days_off, chapters=chapters, cards=cards, accuracy=accuracy,
                               scheduler=scheduler_config(srs).scheduler(fuzzing=False), clock=clock,
-                              new_per_day=srs.new_cards_per_day)
+                              new_per_day=srs.new_cards_per_day, design_exercises=list(designs))
     return {
         "interview_date": saved.interview_date.isoformat(), "minutes_per_day": saved.minutes_per_day,
         "days_off": saved.days_off, "level": saved.level, "parts": saved.parts, "today": today.isoformat(),
-        "days": [_day_body(day, titles, saved.level) for day in plan.days],
+        "days": [_day_body(day, titles, saved.level, designs) for day in plan.days],
         "topics": [{"topic": t.topic, "title": topic_title(t.topic), "cards": t.cards, "recall": round(t.recall, 4),
                     "accuracy": None if t.accuracy is None else round(t.accuracy, 4),
                     "readiness": round(t.readiness, 4)} for t in plan.topics],
@@ -113,7 +115,18 @@ def plan_get(*, user, now: datetime) -> dict:
     }
 
 
-def _day_body(day: planner.Day, chapters: dict[str, planner.ChapterIn], level: str) -> dict:
+def design_exercises_to_plan(user, level: str) -> dict[str, str]:
+    """Slug → title of the design exercises a senior or staff plan schedules: never attempted first, then by the
+    learner's best score (those already at full marks left out); none for a core or mid interview."""
+    if level not in (Level.SENIOR, Level.STAFF):
+        return {}
+    exercises = exercise_list(user=user).order_by("slug")
+    ranked = sorted((e for e in exercises if (e.best_score or 0) < 100),
+                    key=lambda e: (e.best_score is not None, e.best_score or 0, e.level != level, e.slug))
+    return {e.slug: e.title for e in ranked}
+
+
+def _day_body(day: planner.Day, chapters: dict[str, planner.ChapterIn], level: str, designs: dict[str, str]) -> dict:
     practice = None
     if day.practice_topics:
         practice = {"topics": day.practice_topics, "titles": [topic_title(slug) for slug in day.practice_topics],
@@ -122,6 +135,8 @@ def _day_body(day: planner.Day, chapters: dict[str, planner.ChapterIn], level: s
     return {"date": day.date.isoformat(), "day_off": day.day_off, "review_only": day.review_only,
             "reviews": day.reviews, "new_cards": day.new_cards, "cards_to_add": day.cards_to_add,
             "mock_interview": day.mock_interview,
+            "design_exercise": {"slug": day.design_exercise, "title": designs[day.design_exercise],
+                                "url": f"/practice/design/{day.design_exercise}"} if day.design_exercise else None,
             "minutes": day.minutes, "practice": practice,
             "chapters": [{"slug": slug, "title": chapters[slug].title, "minutes": chapters[slug].minutes,
                           "url": f"/learn/{slug}"} for slug in day.chapters]}
@@ -139,7 +154,8 @@ def plan_calendar(*, user, now: datetime) -> str:
         tasks = [f"{len(day['chapters'])} chapter(s)" if day["chapters"] else "",
                  f"{day['reviews']} reviews" if day["reviews"] else "",
                  f"{day['new_cards']} new cards" if day["new_cards"] else "",
-                 "practice set" if day["practice"] else "", "mock interview" if day["mock_interview"] else ""]
+                 "practice set" if day["practice"] else "", "mock interview" if day["mock_interview"] else "",
+                 "design exercise" if day["design_exercise"] else ""]
         details = "; ".join(chapter["title"] for chapter in day["chapters"])
         lines += _event(user.pk, day["date"], stamp, "Interview prep: " + (", ".join(t for t in tasks if t) or "rest"),
                         f"About {day['minutes']:g} minutes. {details}".strip())

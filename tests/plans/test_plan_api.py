@@ -120,3 +120,23 @@ def test_the_calendar_has_a_day_per_study_day_and_the_interview(course, learner_
     assert text.count("BEGIN:VEVENT") == len(study_days) + 1
     assert "SUMMARY:Interview\r\n" in text
     assert f"DTSTART;VALUE=DATE:{study_days[0]['date'].replace('-', '')}" in text
+
+
+def test_a_senior_plan_schedules_design_exercises_not_yet_passed(learner_client, course):
+    from apps.exercises.models import DesignAttempt, DesignExercise
+
+    made = {slug: DesignExercise.objects.create(
+        slug=slug, title=f"Exercise {slug}", category="chat", level="senior", brief="b", model_slug="llama-3.1-8b",
+        traffic={}, slo={}, constraints={}, search={}, key_points=["a", "b"]) for slug in ("ex-a", "ex-b", "ex-c")}
+    user = learner_client.user
+    for slug, score in (("ex-a", 100), ("ex-b", 80)):
+        DesignAttempt.objects.create(user=user, exercise=made[slug], deployment={}, grade={}, score=score)
+    mid = learner_client.put(URL, body(level="mid", minutes_per_day=120), format="json").json()
+    assert all(day["design_exercise"] is None for day in mid["days"])
+    senior = learner_client.put(URL, body(level="senior", minutes_per_day=120), format="json").json()
+    planned = [day["design_exercise"] for day in senior["days"] if day["design_exercise"]]
+    # ex-c never attempted first, then ex-b (best 80); ex-a is already at full marks.
+    assert [d["slug"] for d in planned] == ["ex-c", "ex-b"]
+    assert planned[0] == {"slug": "ex-c", "title": "Exercise ex-c", "url": "/practice/design/ex-c"}
+    calendar = learner_client.get(URL + "calendar.ics").content.decode()
+    assert "design exercise" in calendar

@@ -112,3 +112,19 @@ def test_cards_never_studied_are_new_cards_within_the_daily_limit():
                         accuracy={}, scheduler=Scheduler(enable_fuzzing=False), clock=CLOCK, new_per_day=20)
     assert [d.new_cards for d in result.days] == [20, 10, 0, 0, 0] and not any(d.cards_to_add for d in result.days)
     assert result.days[0].reviews == 0
+
+
+def test_a_senior_plan_fits_design_exercises_where_the_minutes_allow():
+    """The same course at 75 minutes a day with two design exercises (25 min each) to place, at most one a day.
+    Monday: practice (15), then A, B and C (10 + 20 + 15): 60 minutes, 15 left, too few for an exercise. Tuesday:
+    card 10's review (10 s) and practice (15), no chapter left: 59 min 50 s left, the first exercise. Wednesday: the
+    mock interview (30) and practice (15): 30 left, the second. Thursday and Friday hold reviews only."""
+    result = build_plan(today=TODAY, interview=INTERVIEW, minutes_per_day=75, days_off=[], chapters=CHAPTERS,
+                        cards=CARDS, accuracy=ACCURACY, scheduler=Scheduler(enable_fuzzing=False), clock=CLOCK,
+                        design_exercises=["chat", "moe"])
+    days = result.days
+    assert days[0].chapters == ["a", "b", "c"] and days[0].minutes == 60.0
+    assert [d.design_exercise for d in days] == [None, "chat", "moe", None, None]
+    assert days[1].minutes == round(15 + 10 / 60 + 25, 1) and days[2].minutes == 70.0
+    # Without exercises to place, nothing changes.
+    assert all(d.design_exercise is None for d in plan().days)

@@ -39,6 +39,7 @@ function dayItems(day: PlanDay): { key: string; label: string; to: string }[] {
   if (day.new_cards) items.push({ key: "new", label: `Learn ${day.new_cards} new card${day.new_cards === 1 ? "" : "s"}`, to: "/flashcards/review" });
   if (day.practice) items.push({ key: "practice", label: `Practice set: ${day.practice.titles.join(", ")} (${day.practice.level})`, to: day.practice.url });
   if (day.mock_interview) items.push({ key: "mock", label: "Timed mock interview", to: "/practice/interview" });
+  if (day.design_exercise) items.push({ key: `design:${day.design_exercise.slug}`, label: `Design exercise: ${day.design_exercise.title}`, to: day.design_exercise.url });
   return items;
 }
 
@@ -90,6 +91,7 @@ function Calendar({ days }: { days: PlanDay[] }) {
                 {[day.chapters.length ? `${day.chapters.length} chapter${day.chapters.length === 1 ? "" : "s"}` : "",
                   day.reviews ? `${day.reviews} reviews` : "", day.new_cards ? `${day.new_cards} new cards` : "",
                   day.practice ? "practice" : "", day.mock_interview ? "mock interview" : "",
+                  day.design_exercise ? "design exercise" : "",
                   day.review_only ? "(reviews only)" : ""].filter(Boolean).join(" · ") || "Nothing planned"}
               </span>
             )}
