@@ -68,7 +68,21 @@ export function DesignList() {
   );
 }
 
+/** The design round of interview mode: minutes left, then "Time is up" (the answer can still be graded). */
+function RoundClock({ seconds }: { seconds: number }) {
+  const [started] = useState(() => Date.now());
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(timer);
+  }, []);
+  const left = Math.max(0, seconds - Math.floor((now - started) / 1000));
+  const text = left > 0 ? `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left` : "Time is up";
+  return <p role="timer" aria-live="off" className={`design-clock${left === 0 ? " over" : ""}`}>Design round · {text}</p>;
+}
+
 const DEFAULTS = {
+  round: "",
   gpu: "", tensor_parallel: "1", replicas: "1", weight_dtype: "bf16", kv_dtype: "bf16", max_num_seqs: "256",
   max_num_batched_tokens: "8192", chunked_prefill: "true", prefix_caching: "false", router: "round_robin",
   split: "false", prefill_replicas: "1", decode_replicas: "1",
@@ -205,7 +219,7 @@ export function DesignExercisePage() {
   }
 
   const select = (name: string, label: string, options: [string, string][]) => (
-    <label className="lab-field"><span>{label}</span>
+    <label className="design-field"><span>{label}</span>
       <select name={name} value={v[name] || options[0][0]} onChange={(e) => set({ [name]: e.target.value })}>
         {options.map(([value, text]) => <option key={value} value={value}>{text}</option>)}
       </select>
@@ -214,15 +228,15 @@ export function DesignExercisePage() {
   const number = (name: string, label: string, min: number, max: number) => {
     const message = error?.fieldMessage(`deployment.${name}`) ?? error?.fieldMessage(name);
     return (
-      <label className="lab-field"><span>{label}</span>
+      <label className="design-field"><span>{label}</span>
         <input type="number" name={name} min={min} max={max} step={1} value={v[name]} aria-invalid={message ? true : undefined}
           onChange={(e) => set({ [name]: e.target.value })} />
-        {message && <small role="alert" className="lab-error">{message}</small>}
+        {message && <small role="alert" className="design-error">{message}</small>}
       </label>
     );
   };
   const check = (name: string, label: string) => (
-    <label className="lab-check"><input type="checkbox" name={name} checked={v[name] === "true"}
+    <label className="design-check"><input type="checkbox" name={name} checked={v[name] === "true"}
       onChange={(e) => set({ [name]: String(e.target.checked) })} /> {label}</label>
   );
 
@@ -230,6 +244,7 @@ export function DesignExercisePage() {
     <section className="design">
       <p><Link to="/practice/design">Design exercises</Link> · {CATEGORY[exercise.category]} · {exercise.level}</p>
       <h1>{exercise.title}</h1>
+      {Number(v.round) > 0 && <RoundClock seconds={Number(v.round)} />}
       <div className="prose" dangerouslySetInnerHTML={{ __html: exercise.brief_html }} />
       <dl className="design-facts">
         <dt>Model</dt><dd>{exercise.model}</dd>
@@ -237,7 +252,7 @@ export function DesignExercisePage() {
         <dt>SLO</dt><dd>p99 TTFT ≤ {ms(exercise.slo.ttft_s ?? 1)}, p99 TPOT ≤ {ms(exercise.slo.tpot_s ?? 0.1)}</dd>
         <dt>Constraints</dt><dd>GPUs on offer: {gpus.join(", ")}; at most {exercise.constraints.max_gpus} GPUs, {exercise.constraints.max_gpus_per_replica ?? 8} per replica{exercise.constraints.budget_usd_per_hour != null ? `; budget ${usd(exercise.constraints.budget_usd_per_hour)}/hour` : ""}</dd>
       </dl>
-      <form onSubmit={submit} className="lab-form design-form" aria-label="Your deployment">
+      <form onSubmit={submit} className="design-form" aria-label="Your deployment">
         {select("gpu", "GPU", gpus.map((g) => [g, g]))}
         {select("tensor_parallel", "Tensor parallel", ["1", "2", "4", "8"].map((t) => [t, t]))}
         {v.split === "true" ? <>{number("prefill_replicas", "Prefill replicas", 1, 15)}{number("decode_replicas", "Decode replicas", 1, 15)}</> : number("replicas", "Replicas", 1, 16)}
@@ -249,7 +264,7 @@ export function DesignExercisePage() {
         {check("chunked_prefill", "Chunked prefill")}
         {check("prefix_caching", "Prefix caching")}
         {check("split", "Split prefill and decode")}
-        <label className="lab-field design-rationale"><span>Rationale (what you would say in the interview)</span>
+        <label className="design-field design-rationale"><span>Rationale (what you would say in the interview)</span>
           <textarea name="rationale" rows={4} maxLength={5000} value={rationale} onChange={(e) => setRationale(e.target.value)} />
         </label>
         <div className="design-actions">

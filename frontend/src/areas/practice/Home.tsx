@@ -166,6 +166,36 @@ export function InterviewHome() {
         <button type="submit" className="primary">Start interview</button>
       </form>
       {error && <p className="error" role="alert">{error}</p>}
+      <DesignRound />
+    </section>
+  );
+}
+
+const DESIGN_ROUND_MINUTES = 25;
+
+/** The interview's design round: a capacity-planning exercise not yet passed, on the clock. */
+function DesignRound() {
+  const navigate = useNavigate();
+  const [error, setError] = useState("");
+  async function start() {
+    try {
+      const page = await api<{ results: { slug: string; best_score: number | null }[] }>("/design-exercises/?page_size=100");
+      const open = page.results.filter((e) => (e.best_score ?? 0) < 100);
+      const pool = open.length ? open : page.results;
+      if (!pool.length) { setError("No design exercises yet."); return; }
+      const pick = pool[Math.floor(Math.random() * pool.length)];
+      navigate(`/practice/design/${pick.slug}?round=${DESIGN_ROUND_MINUTES * 60}`);
+    } catch (caught) {
+      setError(fieldError(caught));
+    }
+  }
+  return (
+    <section aria-labelledby="design-round">
+      <h2 id="design-round">Design round</h2>
+      <p className="muted">The capacity-planning question of a senior or staff interview: a model, traffic, SLOs and a
+        GPU budget, {DESIGN_ROUND_MINUTES} minutes on the clock. Your deployment is graded by the simulators.</p>
+      <button type="button" onClick={start}>Start a design round</button>
+      {error && <p className="error" role="alert">{error}</p>}
     </section>
   );
 }
