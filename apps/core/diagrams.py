@@ -36,6 +36,11 @@ DIAGRAMS: dict[str, dict] = {
         "caption": "A BPE tokenizer splits text into pieces it has ids for; common words are one token, rare ones several.",
         "params": {"model": MODEL, "gpu": GPU},
     },
+    "sampling": {
+        "title": "Sampling the next token", "lab": "request-walk",
+        "caption": "The model scores every token; temperature reshapes the probabilities, top-k and top-p cut the tail, and one token is drawn.",
+        "params": {"temperature": _float(0.8, 0.1, 2.0), "top_k": _int(0, 0, 10), "top_p": _float(0.9, 0.05, 1.0)},
+    },
     "kv-growth": {
         "title": "KV cache growth, layer by layer", "lab": "kv-cache",
         "caption": "Every token adds a K and a V vector to every layer; GQA, MLA and sliding windows change how much.",

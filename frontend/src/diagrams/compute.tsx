@@ -1,18 +1,18 @@
 // Time diagrams: prefill then decode with meters, the roofline, throughput against latency, a request's journey.
 import { useState } from "react";
 import { fmtBytes, fmtNum, fmtSeconds, useSimulation } from "../areas/lab/lib";
-import { Block, color, Frame, Legend, linear, logScale, PlayButton, POW2, StepSlider, usePlayer, type Params } from "./kit";
+import { Block, color, Frame, Legend, linear, logScale, PlayerControls, POW2, StepSlider, usePlayer, type Params } from "./kit";
 import { Value } from "./memory";
 
 const DECODE_STEPS = 16;
 
-function Meter({ label, value, peak, y, unit }: { label: string; value: number; peak: number; y: number; unit: string }) {
+function Meter({ label, value, peak, y, unit, concept }: { label: string; value: number; peak: number; y: number; unit: string; concept: "compute" | "memory" }) {
   const share = Math.min(1, value / (peak || 1));
   return (
     <g data-testid={`meter-${unit}`}>
       <text x={0} y={y + 12}>{label}</text>
       <rect x={150} y={y} width={400} height={16} fill="none" stroke="var(--fg-soft)" />
-      <rect className="d-anim" x={150} y={y} width={400 * share} height={16} fill="var(--fg-soft)" />
+      <rect className="d-anim" x={150} y={y} width={400 * share} height={16} fill={color(concept)} />
       <text x={555} y={y + 12}>{(share * 100).toFixed(0)}%</text>
     </g>
   );
@@ -28,12 +28,17 @@ export function PrefillDecode({ params }: { params: Params }) {
   const total = p && d ? p.step_seconds + DECODE_STEPS * d.step_seconds : 1;
   const x = linear(0, total, 0, 600);
   const current = player.step === 0 ? p : d;
+  const last = DECODE_STEPS + 1;
+  const narration = !p || !d ? "" : player.step === 0
+    ? `Prefill: all ${fmtNum(prompt)} prompt tokens go through the model in one ${p.bound}-bound step of ${fmtSeconds(p.step_seconds)}; it ends with the first token.`
+    : player.step >= last
+      ? `Done: ${DECODE_STEPS} tokens after a ${fmtSeconds(p.step_seconds)} prefill, one every ${fmtSeconds(d.step_seconds)}; decode is most of the time.`
+      : `Decode step ${player.step}: one new token, but the step re-reads ${fmtBytes(d.bytes)} of weights and KV cache (${d.bound}-bound, ${fmtSeconds(d.step_seconds)}).`;
   return (
     <Frame name="prefill-decode" params={{ ...params, context_tokens: prompt }} error={(prefill.error ?? decode.error)?.message}
-      controls={<>
-        <StepSlider label="Prompt" values={POW2(128, 32768)} value={prompt} onChange={setPrompt} format={(v) => `${fmtNum(v)} tokens`} />
-        <PlayButton player={player} />
-      </>}
+      controls={<StepSlider label="Prompt" values={POW2(128, 32768)} value={prompt} onChange={setPrompt} format={(v) => `${fmtNum(v)} tokens`} />}
+      player={<PlayerControls player={player} narration={narration}
+        format={(s) => (s === 0 ? "prefill" : s >= last ? "done" : `decode ${s}`)} />}
       legend={<Legend items={[{ concept: "prefill", label: "prefill step (all prompt tokens)" }, { concept: "decode", label: "decode step (one token each)" }]} />}
       numbers={p && d && <>
         prefill (TTFT) <Value value={p.step_seconds} text={fmtSeconds(p.step_seconds)} />, {p.bound}-bound; each decode step{" "}
@@ -49,8 +54,8 @@ export function PrefillDecode({ params }: { params: Params }) {
           ))}
           <text x={0} y={56}>{player.step === 0 ? "now: prefill" : `now: decode step ${Math.min(player.step, DECODE_STEPS)}`}</text>
           {current && <>
-            <Meter label="FLOP/s vs peak" value={current.flops / current.step_seconds} peak={current.peak_flops_per_s} y={70} unit="flops" />
-            <Meter label="bytes/s vs HBM peak" value={current.bytes / current.step_seconds} peak={current.gpu.hbm_bandwidth_bytes_per_s} y={100} unit="bytes" />
+            <Meter label="FLOP/s vs peak" value={current.flops / current.step_seconds} peak={current.peak_flops_per_s} y={70} unit="flops" concept="compute" />
+            <Meter label="bytes/s vs HBM peak" value={current.bytes / current.step_seconds} peak={current.gpu.hbm_bandwidth_bytes_per_s} y={100} unit="bytes" concept="memory" />
           </>}
         </>}
       </svg>
@@ -130,14 +135,22 @@ export function RequestLifecycle({ params }: { params: Params }) {
   const { data, error } = useSimulation("request-walk", {
     model: params.model, gpu: params.gpu, prompt, output_tokens: Math.min(256, Number(params.output_tokens)),
   });
-  const player = usePlayer(STAGES.length, 600);
+  const player = usePlayer(STAGES.length, 900);
   const cw = 600 / STAGES.length;
+  const narration = [
+    "The client sends the prompt as text over HTTP.",
+    "The gateway authenticates it and applies rate limits.",
+    "The router picks a replica (by load or by a cached prefix).",
+    "The engine's scheduler queues it and admits it when KV blocks are free.",
+    data ? `On the GPU, prefill turns ${data.prompt_tokens} prompt tokens into the first token in ${fmtSeconds(data.ttft_seconds)}.` : "On the GPU, prefill computes the first token.",
+    data ? `Decode streams the rest back, one token every ${fmtSeconds(data.itl_seconds)}.` : "Decode streams the rest back one token at a time.",
+  ][player.step];
   return (
     <Frame name="request-lifecycle" params={params} error={error?.message}
       controls={<>
-        <PlayButton player={player} label="Send the request" />
-        {STAGES.map((s, i) => <button key={s} type="button" onClick={() => player.setStep(i)} aria-pressed={player.step === i}>{s}</button>)}
+        {STAGES.map((s, i) => <button key={s} type="button" onClick={() => player.seek(i)} aria-pressed={player.step === i}>{s}</button>)}
       </>}
+      player={<PlayerControls player={player} label="Send the request" narration={narration} scrubLabel="Stage" format={(s) => STAGES[s]} />}
       legend={<Legend items={[{ concept: "communication", label: "network hop (not modelled)" }, { concept: "prefill", label: "prefill: first token" }, { concept: "decode", label: "decode: streamed tokens" }]} />}
       numbers={data && <>
         {data.prompt_tokens} prompt tokens: TTFT <Value value={data.ttft_seconds} text={fmtSeconds(data.ttft_seconds)} />, then{" "}

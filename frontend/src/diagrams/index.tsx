@@ -8,6 +8,7 @@ import { PatternDefs, REGISTRY, withDefaults, type Params } from "./kit";
 import { KvGrowth, MemoryBreakdown, PagedBlocks, PrefixHashChain } from "./memory";
 import { MoeLoad, Speculative, TokenCost, TpAllReduce } from "./scale";
 import { Autoscaling, ExpertAllToAll, PdTransfer, PipelineBubbles } from "./serving";
+import { Sampling } from "./sampling";
 import { BatchingStepper } from "./stepper";
 import { Tokenization } from "./tokens";
 
@@ -17,7 +18,7 @@ export const DIAGRAM_COMPONENTS: Record<string, ComponentType<{ params: Params }
   "tp-allreduce": TpAllReduce, "token-cost": TokenCost, "moe-load": MoeLoad, "throughput-latency": ThroughputLatency,
   "request-lifecycle": RequestLifecycle, "pipeline-bubbles": PipelineBubbles, "ep-all-to-all": ExpertAllToAll,
   "pd-transfer": PdTransfer, autoscaling: Autoscaling, tokenization: Tokenization,
-  "batching-stepper": BatchingStepper,
+  "batching-stepper": BatchingStepper, sampling: Sampling,
 };
 
 interface Mount { host: HTMLElement; name: string; params: Params }

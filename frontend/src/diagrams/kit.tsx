@@ -75,14 +75,17 @@ export function useReducedMotion(): boolean {
   return reduced;
 }
 
-/** Steps 0..count-1 while playing (every `ms`); with reduced motion, play jumps straight to the last step. At rest
- * the picture shows the last step (the outcome), or the first where stepping through is the point. */
+/** Steps 0..count-1 while playing (every `ms`). At rest the picture shows the last step (the outcome), or the first
+ * where stepping through is the point. A diagram plays once by itself when it is scrolled into view (see
+ * PlayerControls), unless the reader prefers reduced motion or has already moved it; with reduced motion, play jumps
+ * straight to the last step. */
 export function usePlayer(count: number, ms = 250, rest: "last" | "first" = "last") {
   const reduced = useReducedMotion();
   const restStep = rest === "last" ? count - 1 : 0;
   const [step, setStep] = useState(restStep);
   const [playing, setPlaying] = useState(false);
   const timer = useRef<number | undefined>(undefined);
+  const touched = useRef(false);  // the reader (or the autoplay) has moved it: no autoplay after that
   useEffect(() => { setStep(restStep); setPlaying(false); }, [restStep]);
   useEffect(() => {
     if (!playing) return;
@@ -96,18 +99,69 @@ export function usePlayer(count: number, ms = 250, rest: "last" | "first" = "las
     return () => window.clearInterval(timer.current);
   }, [playing, reduced, count, ms]);
   const toggle = () => {
+    touched.current = true;
     if (playing) { setPlaying(false); return; }
-    setStep(reduced ? count - 1 : 0);
+    if (reduced) { setStep(count - 1); return; }
+    setStep((s) => (s >= count - 1 ? 0 : s));
     setPlaying(true);
   };
-  return { step, playing, toggle, reduced, setStep };
+  /** Scrub to a step (pauses). */
+  const seek = (s: number) => { touched.current = true; setPlaying(false); setStep(Math.max(0, Math.min(count - 1, s))); };
+  /** One step on (pauses; after the last, back to the first). */
+  const next = () => { touched.current = true; setPlaying(false); setStep((s) => (s >= count - 1 ? 0 : s + 1)); };
+  /** The diagram came into view: play it through once, from the start. */
+  const autoplay = () => {
+    if (touched.current || reduced || count < 2) return;
+    touched.current = true;
+    setStep(0);
+    setPlaying(true);
+  };
+  return { step, count, playing, toggle, reduced, setStep: seek, seek, next, autoplay };
 }
 
-export function PlayButton({ player, label = "Play" }: { player: ReturnType<typeof usePlayer>; label?: string }) {
+export type Player = ReturnType<typeof usePlayer>;
+
+export function PlayButton({ player, label = "Play" }: { player: Player; label?: string }) {
   return (
     <button type="button" onClick={player.toggle} aria-pressed={player.playing} data-testid="diagram-play">
-      {player.playing ? "Pause" : `▶ ${label}`}
+      {player.playing ? "❚❚ Pause" : `▶ ${label}`}
     </button>
+  );
+}
+
+/** Play/pause, one step on, a scrub slider over the steps and one line of narration for the step shown (read out by
+ * screen readers as it changes). Starts the player once when the diagram scrolls into view. */
+export function PlayerControls({ player, label, narration, scrubLabel = "Step", format, scrubTestId = "diagram-scrub" }: {
+  player: Player; label?: string; narration?: ReactNode; scrubLabel?: string; format?: (step: number) => string; scrubTestId?: string;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  const { autoplay } = player;
+  const start = useRef(autoplay);
+  start.current = autoplay;
+  useEffect(() => {
+    const el = box.current;
+    if (!el || typeof IntersectionObserver === "undefined") return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) { start.current(); observer.disconnect(); }
+    }, { rootMargin: "0px 0px -30% 0px", threshold: 1 });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  const last = Math.max(player.count - 1, 0);
+  const text = format ? format(player.step) : `${player.step + 1} of ${player.count}`;
+  return (
+    <div className="diagram-player" ref={box} data-testid="diagram-player" data-player-step={player.step} data-playing={player.playing}>
+      <div className="diagram-controls">
+        <PlayButton player={player} label={label} />
+        <button type="button" onClick={player.next} data-testid="diagram-step" aria-label="Next step">Step ▸</button>
+        <label>{scrubLabel}
+          <input type="range" min={0} max={last} value={Math.min(player.step, last)} onChange={(e) => player.seek(Number(e.target.value))}
+            aria-valuetext={text} data-testid={scrubTestId} />
+          <output>{text}</output>
+        </label>
+      </div>
+      {narration !== undefined && <p className="diagram-narration" aria-live="polite" data-testid="diagram-narration">{narration}</p>}
+    </div>
   );
 }
 
@@ -154,8 +208,9 @@ export function withDefaults(name: string, params: Params): Params {
   return out;
 }
 
-export function Frame({ name, params, controls, legend, numbers, children, error }: {
-  name: string; params: Params; controls?: ReactNode; legend: ReactNode; numbers?: ReactNode; children: ReactNode; error?: string | null;
+export function Frame({ name, params, controls, player, legend, numbers, children, error }: {
+  name: string; params: Params; controls?: ReactNode; player?: ReactNode; legend: ReactNode; numbers?: ReactNode; children: ReactNode;
+  error?: string | null;
 }) {
   const spec = REGISTRY[name];
   const reduced = useReducedMotion();
@@ -164,6 +219,7 @@ export function Frame({ name, params, controls, legend, numbers, children, error
     <div className={`diagram-live${reduced ? " diagram-reduced" : ""}`} data-testid={`diagram-${name}`} role="group" aria-label={spec.title}>
       <h3>{spec.title}</h3>
       {controls && <div className="diagram-controls">{controls}</div>}
+      {player}
       {error ? <p className="error" role="alert">{error}</p> : children}
       {legend}
       {numbers && <p className="diagram-numbers" aria-live="polite" data-testid="diagram-numbers">{numbers}</p>}

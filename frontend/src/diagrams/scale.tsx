@@ -1,7 +1,7 @@
 // Scale and cost diagrams: speculative decoding, tensor-parallel all-reduce, MoE load, the cost of a million tokens.
 import { useState } from "react";
 import { fmtBytes, fmtNum, fmtSeconds, limitingFactor, useCatalog, useSimulation } from "../areas/lab/lib";
-import { Block, color, Frame, Legend, linear, PlayButton, POW2, Slider, StepSlider, usePlayer, type Params } from "./kit";
+import { Block, color, Frame, Legend, linear, PlayerControls, POW2, Slider, StepSlider, usePlayer, type Params } from "./kit";
 import { Value } from "./memory";
 
 /** A fixed pseudo-random sequence, so the accept/reject picture is the same for every reader. */
@@ -17,12 +17,14 @@ export function Speculative({ params }: { params: Params }) {
   const rounds = 6;
   const player = usePlayer(rounds, 500);
   const cw = 560 / (gamma + 1);
+  const acceptedIn = (r: number) => { let a = 0; while (a < gamma && uniform(r * 31 + a) < alpha) a++; return a; };
+  const shown = acceptedIn(player.step);
+  const narration = `Round ${player.step + 1}: the draft proposes ${gamma} tokens; the target checks them in one step and keeps ${shown}`
+    + `${shown < gamma ? `, rejects the rest from token ${shown + 1} on` : ""} and adds its own: ${shown + 1} token${shown ? "s" : ""} for one target step.`;
   return (
     <Frame name="speculative" params={{ ...params, acceptance_rate: alpha }} error={error?.message}
-      controls={<>
-        <Slider label="Acceptance α" value={alpha} min={0} max={0.95} step={0.05} onChange={setAlpha} format={(v) => v.toFixed(2)} />
-        <PlayButton player={player} label="Run rounds" />
-      </>}
+      controls={<Slider label="Acceptance α" value={alpha} min={0} max={0.95} step={0.05} onChange={setAlpha} format={(v) => v.toFixed(2)} />}
+      player={<PlayerControls player={player} label="Run rounds" narration={narration} scrubLabel="Round" />}
       legend={<Legend items={[{ concept: "decode", label: "draft token accepted" }, { concept: "waste", label: "rejected (and all after it)" }, { concept: "prefill", label: "token from the target's verify step" }]} />}
       numbers={data && <>
         {fmtNum(data.expected_tokens_per_step)} tokens per target step on average, speedup{" "}
@@ -30,8 +32,7 @@ export function Speculative({ params }: { params: Params }) {
       </>}>
       <svg viewBox={`0 0 600 ${rounds * 30 + 10}`} role="img" aria-label="Draft tokens accepted and rejected per round" data-testid="diagram-svg">
         {Array.from({ length: rounds }, (_, r) => {
-          let accepted = 0;
-          while (accepted < gamma && uniform(r * 31 + accepted) < alpha) accepted++;
+          const accepted = acceptedIn(r);
           return (
             <g key={r} opacity={r <= player.step ? 1 : 0.2}>
               <text x={0} y={r * 30 + 22}>round {r + 1}</text>

@@ -3,7 +3,7 @@
 import type { ReactNode } from "react";
 import { fmtNum, fmtSeconds, useSimulation } from "../areas/lab/lib";
 import type { SimulatorResults } from "../areas/lab/lib";
-import { Block, Frame, Legend, linear, PlayButton, Slider, usePlayer, type Params } from "./kit";
+import { Block, Frame, Legend, linear, PlayerControls, usePlayer, type Params } from "./kit";
 import "./diagrams.css";  // also when the Lab shows a replay outside a chapter's diagrams
 import { Value } from "./memory";
 
@@ -56,11 +56,8 @@ export function StepReplay({ log, budget, blocks, frame }: {
   const sw = Math.min(36, 560 / slots);
   const bar = linear(0, 1, 0, 460);
   return frame({
-    controls: <>
-      <Slider label="Engine step" value={player.step} min={0} max={Math.max(log.length - 1, 0)}
-        onChange={player.setStep} format={(v) => `${v + 1} of ${log.length}`} />
-      <PlayButton player={player} label="Run the scheduler" />
-    </>,
+    controls: <PlayerControls player={player} label="Run the scheduler" scrubLabel="Engine step" scrubTestId="diagram-slider"
+      format={(v) => `${v + 1} of ${log.length}`} />,
     numbers: row && <>
       step {row.step}: <Value value={row.running} text={`${row.running} running`} />, {row.waiting} waiting;
       {" "}{fmtNum(row.tokens)} of {fmtNum(budget)} budget tokens in {fmtSeconds(row.duration_s)};
