@@ -333,9 +333,12 @@ CELERY_OPTIMIZE_QUEUE = os.environ.get("CELERY_OPTIMIZE_QUEUE", "optimize")
 CELERY_TASK_QUEUES = {CELERY_TASK_DEFAULT_QUEUE: {}, CELERY_OPTIMIZE_QUEUE: {}}
 CELERY_TASK_ROUTES = {"flashcards.optimize_parameters": {"queue": CELERY_OPTIMIZE_QUEUE}}
 CELERY_TASK_ANNOTATIONS = {"flashcards.optimize_parameters": {"time_limit": 75}}  # below the visibility timeout
-# Beat (embedded in one worker: `celery worker -B`) runs the sweep watchdog; a missed run expires, never piles up.
+# Beat (embedded in one worker: `celery worker -B`) runs the sweep watchdog and deletes flashcard exports older than
+# a day; a missed run expires, never piles up.
 CELERY_BEAT_SCHEDULE = {"sweep-watchdog": {"task": "simulators.sweep_watchdog", "schedule": 20.0,
-                                           "options": {"expires": 60}}}
+                                           "options": {"expires": 60}},
+                        "flashcard-export-prune": {"task": "flashcards.prune_exports", "schedule": 3600.0,
+                                                   "options": {"expires": 600}}}
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SERIALIZER = "json"

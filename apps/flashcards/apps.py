@@ -12,11 +12,12 @@ class FlashcardsConfig(AppConfig):
         from apps.core.content import Stage, register_steps  # imports core models
         from apps.core.metrics import register_job_model  # reads settings at import
         from apps.flashcards import content, own_cards, signals, tasks  # noqa: F401
-        from apps.flashcards.models import Deck, ImportJob, OptimizationJob
+        from apps.flashcards.models import Deck, ExportJob, ImportJob, OptimizationJob
 
         register_steps(Stage.CARDS, content.sync_cards)
         register_job_model("fsrs_optimization", OptimizationJob)
         register_job_model("flashcard_import", ImportJob)
+        register_job_model("flashcard_export", ExportJob)
         signals.connect()
         post_migrate.connect(own_cards.split_cloze_notes, sender=self)
         watch_content(Deck)  # the deck tree's cached list of visible decks is content

@@ -324,24 +324,55 @@ class ImportFormat(models.TextChoices):
     CSV = "csv", "A CSV file of cards (the kit's CSV export, or Front and Back columns)"
 
 
-class ImportJob(models.Model):
-    """A collection file a learner uploaded, imported by a worker: the web request only stores it. One queued or
-    running import per learner (a second is refused); the upload is dropped once the import has run."""
+class FileJob(models.Model):
+    """A collection file moved in the background, one way or the other: an import's upload waits here for its worker,
+    an export's file waits here, written by its worker, for the learner to download. The file is stored in the row (a
+    chunk at a time, apps.flashcards.interchange.jobs), so the web server and the worker need no shared disk."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="import_jobs")
-    format = models.CharField(max_length=8, choices=ImportFormat.choices)
     status = models.CharField(max_length=10, choices=JobStatus.choices, default=JobStatus.QUEUED)
-    progress = models.FloatField(default=0.0, help_text="0 to 1: stored, read, written")
-    upload = models.BinaryField(default=bytes, editable=False)
-    upload_bytes = models.PositiveBigIntegerField(default=0)
-    result = models.JSONField(null=True, blank=True, help_text="What the import answered (cards, reviews, ...)")
-    error = models.JSONField(null=True, blank=True, help_text="{detail, fields}: why nothing was imported")
+    progress = models.FloatField(default=0.0, help_text="0 to 1")
+    file = models.BinaryField(default=bytes, editable=False)
+    file_bytes = models.PositiveBigIntegerField(default=0)
+    error = models.JSONField(null=True, blank=True, help_text="{detail, fields}: why the job failed")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        abstract = True
         ordering = ["-created_at"]
-        constraints = [models.UniqueConstraint(
-            fields=["user"], condition=models.Q(status__in=["queued", "running"]), name="one_active_import_per_learner")]
+
+
+def _one_active_per_learner(name: str) -> models.UniqueConstraint:
+    return models.UniqueConstraint(fields=["user"], condition=models.Q(status__in=["queued", "running"]), name=name)
+
+
+class ImportJob(FileJob):
+    """A collection file a learner uploaded, imported by a worker: the web request only stores it. One queued or
+    running import per learner (a second is refused); the upload is dropped once the import has run."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="import_jobs")
+    format = models.CharField(max_length=8, choices=ImportFormat.choices)
+    result = models.JSONField(null=True, blank=True, help_text="What the import answered (cards, reviews, ...)")
+
+    class Meta(FileJob.Meta):
+        constraints = [_one_active_per_learner("one_active_import_per_learner")]
+
+
+class ExportFormat(models.TextChoices):
+    JSON = "json", "The kit's JSON collection file"
+    CSV = "csv", "One Anki-ready CSV file"
+    APKG = "apkg", "An Anki package"
+
+
+class ExportJob(FileJob):
+    """A learner's collection written to a file by a worker and kept for download for a day, the newest five per
+    learner (apps.flashcards.interchange.export_jobs). One queued or running export per learner."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="export_jobs")
+    format = models.CharField(max_length=8, choices=ExportFormat.choices)
+    cards = models.PositiveIntegerField(default=0, help_text="Cards in the file")
+
+    class Meta(FileJob.Meta):
+        constraints = [_one_active_per_learner("one_active_export_per_learner")]

@@ -9,7 +9,15 @@ from apps.core.serializers import documented_json
 from apps.flashcards.checking import ANSWER_MAX_CHARS
 from apps.flashcards.images import ALT_MAX_CHARS
 from apps.flashcards.interchange.collection import FORMAT_NAME, FORMAT_VERSION, MAX_AFTER_KEYS
-from apps.flashcards.models import NOTE_MAX_CHARS, CardState, Flag, ImportFormat, SourceType, SrsSettings
+from apps.flashcards.models import (
+    NOTE_MAX_CHARS,
+    CardState,
+    ExportFormat,
+    Flag,
+    ImportFormat,
+    SourceType,
+    SrsSettings,
+)
 from apps.flashcards.own_cards import BACK_MAX_CHARS, FRONT_MAX_CHARS, KINDS
 
 MAX_STEP_MINUTES = 1440 * 7
@@ -608,11 +616,21 @@ class ImportJobErrorSerializer(serializers.Serializer):
     fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
 
 
-class ImportJobSerializer(serializers.Serializer):
+class FileJobSerializer(serializers.Serializer):
+    """What an import or an export job answers."""
+
     id = serializers.UUIDField()
-    format = serializers.ChoiceField(choices=ImportFormat.choices)
     status = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
     progress = serializers.FloatField(help_text="0 to 1")
+    error = ImportJobErrorSerializer(allow_null=True, help_text="When failed: why")
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    url = serializers.CharField(help_text="Poll this for the job's progress")
+
+
+class ImportJobSerializer(FileJobSerializer):
+    format = serializers.ChoiceField(choices=ImportFormat.choices)
     upload_bytes = serializers.IntegerField()
     result = documented_json(PolymorphicProxySerializer(
         component_name="ImportJobResult", serializers=[ImportOutputSerializer, ApkgImportOutputSerializer,
@@ -620,7 +638,18 @@ class ImportJobSerializer(serializers.Serializer):
         resource_type_field_name=None), "ImportJobResultField")(
         allow_null=True, help_text="When done: what was imported (the format's answer)")
     error = ImportJobErrorSerializer(allow_null=True, help_text="When failed: why; nothing was changed")
-    created_at = serializers.DateTimeField()
-    started_at = serializers.DateTimeField(allow_null=True)
-    finished_at = serializers.DateTimeField(allow_null=True)
-    url = serializers.CharField(help_text="Poll this for the job's progress")
+
+
+class ExportJobInputSerializer(serializers.Serializer):
+    format = serializers.ChoiceField(choices=ExportFormat.choices,
+                                     help_text="json: the kit's collection file (imports back whole); csv: one "
+                                               "Anki-ready CSV file; apkg: an Anki package with scheduling and reviews")
+
+
+class ExportJobSerializer(FileJobSerializer):
+    format = serializers.ChoiceField(choices=ExportFormat.choices)
+    cards = serializers.IntegerField(help_text="Cards in the file (when done)")
+    file_bytes = serializers.IntegerField(help_text="The file's size (when done)")
+    filename = serializers.CharField(help_text="The name the download is saved under")
+    file_url = serializers.CharField(allow_null=True, help_text="When done: download the file here (kept a day)")
+    expires_at = serializers.DateTimeField(allow_null=True, help_text="When done: when the file is deleted")

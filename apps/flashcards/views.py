@@ -3,7 +3,7 @@
 import io
 import tempfile
 
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -30,7 +30,7 @@ from apps.flashcards import (
     stats,
 )
 from apps.flashcards import serializers as s
-from apps.flashcards.interchange import anki_export, collection, jobs
+from apps.flashcards.interchange import anki_export, collection, export_jobs, jobs
 from apps.flashcards.models import OptimizationJob
 
 ERRORS = {400: OpenApiResponse(description="Invalid input; `fields` names the field"),
@@ -436,12 +436,14 @@ class ExportApi(FileFormatParam, FlashcardApi):
                                   "format=csv: one Anki-ready CSV file (flashcards.csv); format=json: the collection"),
                               (200, "text/csv"): OpenApiTypes.BINARY,
                               (200, "application/json"): s.CollectionFileSerializer,
-                              **ERRORS},
-                   summary="Your cards with state and review log: json, csv (one Anki-ready CSV file), apkg")
+                              **ERRORS, **CONFLICT},
+                   summary="Your cards with state and review log: json, csv (one Anki-ready CSV file), apkg, built "
+                           "in the request: collections of up to 2,000 cards (409 beyond; POST exports/ instead)")
     def get(self, request):
         query = s.ExportQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         kind, user = query.validated_data["format"], request.user
+        export_jobs.sync_export_check(user=user)
         if kind == "json":
             response = StreamingHttpResponse(collection.export_json(user=user, now=timezone.now()),
                                              content_type="application/json")
@@ -507,3 +509,44 @@ class ImportJobApi(FlashcardApi):
     @extend_schema(responses={200: s.ImportJobSerializer, **ERRORS}, summary="One of your imports: progress, result")
     def get(self, request, job_id):
         return Response(jobs.import_job_body(jobs.import_job_get(user=request.user, job_id=job_id)))
+
+
+class ExportJobListApi(FlashcardApi):
+    @extend_schema(responses={200: s.ExportJobSerializer(many=True), **ERRORS},
+                   summary="Your exports (newest first): each finished file is kept a day, the last five of yours")
+    def get(self, request):
+        return Response([export_jobs.export_job_body(job) for job in export_jobs.export_jobs(user=request.user)])
+
+    @extend_schema(request=s.ExportJobInputSerializer, responses={202: s.ExportJobSerializer, **ERRORS, **CONFLICT},
+                   summary="Export your cards with state and review log in the background (json, csv, apkg): 202 with "
+                           "the job to poll, then download its file_url; one export of yours at a time (409)")
+    def post(self, request):
+        data = s.ExportJobInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = export_jobs.export_job_create(user=request.user, fmt=data.validated_data["format"])
+        body = export_jobs.export_job_body(job)
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+
+
+class ExportJobApi(FlashcardApi):
+    @extend_schema(responses={200: s.ExportJobSerializer, **ERRORS}, summary="One of your exports: progress, file")
+    def get(self, request, job_id):
+        return Response(export_jobs.export_job_body(export_jobs.export_job_get(user=request.user, job_id=job_id)))
+
+
+class ExportJobFileApi(FileFormatParam, FlashcardApi):
+    @extend_schema(responses={(200, "application/octet-stream"): OpenApiResponse(  # binary first, as for export/
+                                  OpenApiTypes.BINARY, description="The export's file, streamed: an Anki package "
+                                  "(flashcards.apkg), one Anki-ready CSV file (flashcards.csv) or the collection "
+                                  "(flashcards.json)"),
+                              (200, "text/csv"): OpenApiTypes.BINARY,
+                              (200, "application/json"): s.CollectionFileSerializer,
+                              **ERRORS, **CONFLICT},
+                   summary="Download a finished export (409 until it is done)")
+    def get(self, request, job_id):
+        job, stored = export_jobs.export_file(user=request.user, job_id=job_id)
+        filename, content_type = export_jobs.FILES[job.format]
+        response = FileResponse(stored, as_attachment=True, filename=filename, content_type=content_type)
+        response.block_size = 256 * 1024
+        response["Content-Length"] = str(job.file_bytes)
+        return response

@@ -241,6 +241,18 @@ class Ctx:
 
         return self.once("import_job", make)
 
+    def export_job(self) -> str:
+        """A finished export job of the learner's (run here, as a worker would: no worker runs in the contract tests)."""
+        def make():
+            from apps.flashcards.interchange import export_jobs
+
+            self.reviewed_card()
+            job_id = self.ok("post", "/api/v1/flashcards/exports/", {"format": "json"})["id"]
+            export_jobs.export_job_run(job_id=job_id)
+            return job_id
+
+        return self.once("export_job", make)
+
     def anki_package(self) -> bytes:
         """Our own .apkg export of a reviewed card: an Anki package the importer takes."""
         self.reviewed_card()
@@ -429,6 +441,13 @@ EXAMPLES: dict[str, Example] = {
                                            bad=Bad(path={"slug": MISSING}, status=404)),
     "flashcards_due_retrieve": Example(query={"limit": 5}, bad=Bad(query={"limit": 0}, status=400)),
     "flashcards_export_retrieve": Example(query={"format": "json"}, bad=Bad(query={"format": "xml"}, status=400)),
+    "flashcards_exports_list": Example(setup=lambda c: c.export_job(), bad=Bad(who="anonymous")),
+    "flashcards_exports_create": Example(body={"format": "apkg"},
+                                         bad=Bad(body={"format": "apkg", "compress": True}, status=400)),
+    "flashcards_exports_retrieve": Example(path=lambda c: {"job_id": c.export_job()},
+                                           bad=Bad(path={"job_id": uuid.UUID(int=1)}, status=404)),
+    "flashcards_exports_file_retrieve": Example(path=lambda c: {"job_id": c.export_job()},
+                                                bad=Bad(path={"job_id": uuid.UUID(int=1)}, status=404)),
     "flashcards_imports_list": Example(setup=lambda c: c.import_job(), bad=Bad(who="anonymous")),
     "flashcards_imports_create": Example(query={"format": "apkg"}, body=Ctx.anki_package,
                                          bad=Bad(query={"format": "xml"}, status=400)),

@@ -129,3 +129,25 @@ def import_file(client, body: bytes | dict, fmt: str) -> tuple[int, dict]:
     final = client.get(f"{IMPORTS}{job_id}/")
     assert final.status_code == 200, final.content
     return 202, final.json()
+
+
+EXPORTS = "/api/v1/flashcards/exports/"
+
+
+def export_file(client, fmt: str) -> tuple[dict, bytes]:
+    """Exports the collection of ``client``'s learner as the web client does, through the export job endpoint.
+
+    POSTs ``{"format": fmt}`` to ``/api/v1/flashcards/exports/`` (202 expected), runs the job here, in this process,
+    as the worker would (``export_jobs.export_job_run``), and downloads the finished file from the job's
+    ``file_url``. Returns ``(job, content)``: the job's final answer (``status`` "done", ``progress`` 1.0) and the
+    file's bytes, read from its stream."""
+    from apps.flashcards.interchange import export_jobs
+
+    response = client.post(EXPORTS, {"format": fmt}, format="json")
+    assert response.status_code == 202, response.content
+    export_jobs.export_job_run(job_id=response.json()["id"])
+    job = client.get(response.json()["url"]).json()
+    assert job["status"] == "done", job
+    download = client.get(job["file_url"])
+    assert download.status_code == 200 and download.streaming, download
+    return job, b"".join(download.streaming_content)

@@ -40,7 +40,7 @@ def test_an_anki_package_is_stored_then_imported_by_the_job(content, learner_cli
     assert done["status"] == "done" and done["progress"] == 1 and done["error"] is None
     assert done["result"]["cards"] == 4 and done["result"]["skipped"] == 0
     assert OwnNote.objects.filter(user=learner_client.user).count() == 4  # one own card per Anki card
-    assert ImportJob.objects.get(id=job["id"]).upload == b""  # the file is not kept once imported
+    assert ImportJob.objects.get(id=job["id"]).file == b""  # the file is not kept once imported
     assert learner_client.get(URL).json()[0]["id"] == job["id"]
 
 
@@ -143,7 +143,7 @@ def test_the_upload_is_stored_a_chunk_at_a_time_byte_for_byte(content, learner_c
     body = bytes(range(256)) * 3 + b"\x00\xff"
     response = send(learner_client, body)
     assert response.status_code == 202, response.json()
-    assert bytes(ImportJob.objects.get(id=response.json()["id"]).upload) == body
+    assert bytes(ImportJob.objects.get(id=response.json()["id"]).file) == body
 
 
 def test_sqlite_appends_blobs_byte_for_byte():
@@ -151,9 +151,10 @@ def test_sqlite_appends_blobs_byte_for_byte():
     import sqlite3
 
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE TABLE flashcards_importjob (id integer, upload blob)")
+    db.execute("CREATE TABLE flashcards_importjob (id integer, file blob)")
     db.execute("INSERT INTO flashcards_importjob VALUES (1, x'')")
     chunks = [b"\x00\xff\xfe", bytes(range(256)), b"\x80\x00"]
+    statement = jobs.APPEND_SQL["sqlite"].replace("{table}", "flashcards_importjob").replace("%s", "?")
     for chunk in chunks:
-        db.execute(jobs.APPEND_SQL["sqlite"].replace("%s", "?"), (chunk, 1))
-    assert db.execute("SELECT upload, typeof(upload) FROM flashcards_importjob").fetchone() == (b"".join(chunks), "blob")
+        db.execute(statement, (chunk, 1))
+    assert db.execute("SELECT file, typeof(file) FROM flashcards_importjob").fetchone() == (b"".join(chunks), "blob")

@@ -23,10 +23,11 @@ import re
 import sqlite3
 import tempfile
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 import genanki
 from django.utils.dateparse import parse_datetime
@@ -357,6 +358,14 @@ def anki_notes(user_cards: list[UserCard], media_names: dict[int, str],
 def export_apkg(*, user, now: datetime | None = None) -> bytes:
     """An Anki package: one note per card in the learner's collection, in a deck tree by part and chapter, with
     each card's scheduling (due, interval, FSRS memory state) and the whole review log."""
+    buffer = io.BytesIO()
+    write_apkg(user=user, target=buffer, now=now)
+    return buffer.getvalue()
+
+
+def write_apkg(*, user, target: BinaryIO, now: datetime | None = None) -> int:
+    """Writes export_apkg's package to ``target`` (a file open for writing: the collection is built in a temporary
+    SQLite file on disk, then zipped into it); returns the number of cards it holds."""
     now = now or datetime.now(UTC)
     srs = settings_get(user=user)
     clock = _AnkiClock(srs)
@@ -394,14 +403,13 @@ def export_apkg(*, user, now: datetime | None = None) -> bytes:
             connection.commit()
         finally:
             connection.close()
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.write(path, "collection.anki2")
             # Anki's media map: the zip member "0" is the file named media["0"], and so on
             archive.writestr("media", json.dumps({str(index): name for index, (name, _) in enumerate(media.values())}))
             for index, (_, data) in enumerate(media.values()):
                 archive.writestr(str(index), data)
-        return buffer.getvalue()
+    return len(note_of)
 
 
 CSV_COLUMNS = ["Front", "Back", "Deck", "Tags", "GUID", "Source", "Card id", "State", "Due", "Last review",
@@ -409,18 +417,22 @@ CSV_COLUMNS = ["Front", "Back", "Deck", "Tags", "GUID", "Source", "Card id", "St
 
 
 def export_csv(*, user) -> str:
-    """One CSV file, one row (one Anki note) per card, with the header lines Anki's importer reads so that it
-    needs no choices: comma separator, HTML fields, the Basic note type with Front/Back mapped by column name,
-    the deck (root::part::chapter), tag and GUID columns. The other columns (scheduling) are for spreadsheets;
+    return "".join(csv_lines(user=user))
+
+
+def csv_lines(*, user) -> Iterator[str]:
+    """One CSV file, a line at a time (a card's record is one piece), one row (one Anki note) per card, with the
+    header lines Anki's importer reads so that it needs no choices: comma separator, HTML fields, the Basic note type
+    with Front/Back mapped by column name, the deck (root::part::chapter), tag and GUID columns. The other columns (scheduling) are for spreadsheets;
     Anki leaves them unmapped."""
     user_cards = list(learner_cards(user))
     deck_of, _ = anki_decks([uc.card for uc in user_cards])
     faces = question_faces(uc.card for uc in user_cards)
-    buffer = io.StringIO()
-    buffer.write("#separator:comma\n#html:true\n#notetype:Basic\n")
-    buffer.write(f"#columns:{','.join(CSV_COLUMNS)}\n")
+    yield "#separator:comma\n#html:true\n#notetype:Basic\n"
+    yield f"#columns:{','.join(CSV_COLUMNS)}\n"
     for label in ("Deck", "Tags", "GUID"):
-        buffer.write(f"#{label.lower() if label != 'GUID' else 'guid'} column:{CSV_COLUMNS.index(label) + 1}\n")
+        yield f"#{label.lower() if label != 'GUID' else 'guid'} column:{CSV_COLUMNS.index(label) + 1}\n"
+    buffer = io.StringIO()
     writer = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n")  # no record starts with "#"
     for uc in user_cards:
         card = uc.card
@@ -430,6 +442,8 @@ def export_csv(*, user) -> str:
                          "" if uc.stability is None else uc.stability,
                          "" if uc.difficulty is None else uc.difficulty, uc.reps, uc.lapses,
                          "yes" if uc.suspended else "no"])
-    return buffer.getvalue()
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
 
 

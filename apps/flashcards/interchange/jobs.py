@@ -1,4 +1,8 @@
-"""Imports as background jobs: the web request stores the upload and answers 202 with the job; a worker imports it
+"""Imports as background jobs, and the machinery exports share with them (export_jobs.py): a job's file stored in its
+row a chunk at a time and read back the same way, the claim of a queued job, one queued or running job of a kind per
+learner, a job whose worker died marked failed.
+
+Imports: the web request stores the upload and answers 202 with the job; a worker imports it
 (apps.flashcards.tasks) and the learner polls the job for its progress and result.
 
 A 3 MB Anki package costs tens of seconds of CPU to import: in the request it held a web worker that long, and
@@ -12,9 +16,11 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from celery import current_app
 from django.conf import settings
@@ -25,7 +31,7 @@ from rest_framework.exceptions import ParseError
 from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound
 from apps.core.parsers import StreamedJSON
 from apps.flashcards.interchange import anki_import, collection, csv_import
-from apps.flashcards.models import ImportFormat, ImportJob, JobStatus
+from apps.flashcards.models import FileJob, ImportFormat, ImportJob, JobStatus
 from apps.flashcards.state import iso
 
 logger = logging.getLogger(__name__)
@@ -36,6 +42,7 @@ MAX_UPLOAD_BYTES = {ImportFormat.JSON: 100 * 1024 * 1024, ImportFormat.APKG: ank
                     ImportFormat.CSV: csv_import.MAX_BYTES}
 ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
 CHUNK_BYTES = 8 * 1024 * 1024
+F = TypeVar("F", bound=FileJob)
 
 
 @dataclass
@@ -46,36 +53,112 @@ class Upload:
     size: int
 
 
-# Appends a chunk to the stored upload. SQLite's || makes text of blobs: the cast gives the same bytes back.
-APPEND_SQL = {"postgresql": "UPDATE flashcards_importjob SET upload = upload || %s WHERE id = %s",
-              "sqlite": "UPDATE flashcards_importjob SET upload = CAST(upload || %s AS BLOB) WHERE id = %s"}
+# Appends a chunk to a job's stored file. SQLite's || makes text of blobs: the cast gives the same bytes back.
+APPEND_SQL = {"postgresql": "UPDATE {table} SET file = file || %s WHERE id = %s",
+              "sqlite": "UPDATE {table} SET file = CAST(file || %s AS BLOB) WHERE id = %s"}
 # Reads CHUNK_BYTES of it from a 1-based offset.
-SLICE_SQL = {"postgresql": "SELECT substring(upload from %s for %s) FROM flashcards_importjob WHERE id = %s",
-             "sqlite": "SELECT substr(upload, %s, %s) FROM flashcards_importjob WHERE id = %s"}
+SLICE_SQL = {"postgresql": "SELECT substring(file from %s for %s) FROM {table} WHERE id = %s",
+             "sqlite": "SELECT substr(file, %s, %s) FROM {table} WHERE id = %s"}
 
 
-def _job_key(job_id) -> object:
+def _sql(statements: dict[str, str], model: type[FileJob]) -> str:
+    return statements[connection.vendor].replace("{table}", model._meta.db_table)
+
+
+def _job_key(model: type[FileJob], job_id) -> object:
     """The job's id as the database stores it (SQLite: 32 hex digits), for the raw statements above."""
-    return ImportJob._meta.pk.get_db_prep_value(job_id, connection)
+    return model._meta.pk.get_db_prep_value(job_id, connection)
 
 
-class StoredUpload:
-    """A job's stored upload, read from the database CHUNK_BYTES at a time (a stream with read()), so the worker
-    never holds the whole file."""
+class StoredFile:
+    """A job's stored file, read from the database CHUNK_BYTES at a time (a stream with read()), so neither the worker
+    nor a download holds the whole file."""
 
-    def __init__(self, job_id):
-        self.key, self.offset, self.buffer = _job_key(job_id), 0, b""
+    def __init__(self, model: type[FileJob], job_id):
+        self.model, self.key, self.offset = model, _job_key(model, job_id), 0
+        self.buffer, self.position = b"", 0  # the chunk read last, and how much of it was handed out
 
     def read(self, size: int = -1) -> bytes:
-        if not self.buffer:
+        if self.position >= len(self.buffer):
             with connection.cursor() as cursor:
-                cursor.execute(SLICE_SQL[connection.vendor], [self.offset + 1, CHUNK_BYTES, self.key])
+                cursor.execute(_sql(SLICE_SQL, self.model), [self.offset + 1, CHUNK_BYTES, self.key])
                 row = cursor.fetchone()
-            self.buffer = bytes(row[0] or b"") if row else b""
+            self.buffer, self.position = (bytes(row[0] or b"") if row else b""), 0
             self.offset += len(self.buffer)
-        size = len(self.buffer) if size is None or size < 0 else size
-        chunk, self.buffer = self.buffer[:size], self.buffer[size:]
+        end = len(self.buffer) if size is None or size < 0 else self.position + size
+        chunk, self.position = self.buffer[self.position:end], min(end, len(self.buffer))
         return chunk
+
+
+def append_file(job: FileJob, chunks: Iterable[bytes]) -> int:
+    """Appends the chunks to the job's stored file, each in one statement; returns the bytes appended."""
+    model, appended = type(job), 0
+    with connection.cursor() as cursor:
+        for chunk in chunks:
+            cursor.execute(_sql(APPEND_SQL, model), [chunk, _job_key(model, job.pk)])
+            appended += len(chunk)
+    return appended
+
+
+def claim(model: type[F], job_id) -> F | None:
+    """The queued job, now running; None when it is not queued (claimed already: a redelivered task does nothing)."""
+    if not model.objects.filter(id=job_id, status=JobStatus.QUEUED).update(
+            status=JobStatus.RUNNING, started_at=timezone.now(), progress=0.1):
+        return None
+    return model.objects.defer("file").get(id=job_id)
+
+
+def finish(job: FileJob, status: str, *, keep_file: bool = False, **fields) -> None:
+    """Marks the job finished (done or failed) with its other fields (result, error, ...); drops the stored file
+    unless it is what the job made."""
+    fields = {"status": status, "progress": 1.0, "finished_at": timezone.now(), **fields}
+    if not keep_file:
+        fields["file"] = b""
+    for name, value in fields.items():
+        setattr(job, name, value)
+    job.save(update_fields=list(fields))
+
+
+def fail_stale(model: type[FileJob], user, detail: str) -> None:
+    """A job still running past the task's time limit lost its worker: it failed, and frees the learner's slot."""
+    cutoff = timezone.now() - timedelta(seconds=TIME_LIMIT_S + 60)
+    model.objects.filter(user=user, status=JobStatus.RUNNING, started_at__lt=cutoff).update(
+        status=JobStatus.FAILED, progress=1.0, file=b"", finished_at=timezone.now(),
+        error={"detail": detail, "fields": {}})
+
+
+def learner_job(model: type[F], *, user, job_id, missing: str) -> F:
+    """One of the learner's jobs, without its file; another learner's is missing too (404, not 403)."""
+    job = model.objects.defer("file").filter(user=user, id=job_id).first()
+    if job is None:
+        raise NotFound(missing)
+    return job
+
+
+def send(task: str, job: FileJob) -> None:
+    """Sends the job to a worker once the transaction that made it commits."""
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE  # read when sending, so a deployment (or a test) can move it
+    transaction.on_commit(lambda: current_app.signature(task, args=(str(job.id),)).apply_async(queue=queue))
+
+
+def job_body(job: FileJob, url: str) -> dict:
+    """The fields every job answers with; each kind adds its own."""
+    return {"id": str(job.id), "format": job.format, "status": job.status, "progress": job.progress,
+            "error": job.error, "created_at": iso(job.created_at), "started_at": iso(job.started_at),
+            "finished_at": iso(job.finished_at), "url": url}
+
+
+@contextmanager
+def one_active(model: type[FileJob], *, user, noun: str, field: str) -> Iterator[None]:
+    """Makes a job inside; the learner's second queued or running job of the kind breaks the model's constraint, and
+    is a Conflict (409) naming the first."""
+    try:
+        with transaction.atomic():
+            yield
+    except IntegrityError:
+        running = model.objects.filter(user=user, status__in=ACTIVE).values_list("id", flat=True).first()
+        raise Conflict(f"An {noun} of yours is already {'running' if running else 'under way'} (job {running}); "
+                       "wait for it to finish.", field=field) from None
 
 
 def import_job_create(*, user, fmt: str, upload: Upload) -> ImportJob:
@@ -89,83 +172,58 @@ def import_job_create(*, user, fmt: str, upload: Upload) -> ImportJob:
     if upload.size > limit:
         raise InvalidInput(f"The file is larger than {limit // 2**20} MB.", field="file")
     _fail_stale(user)
-    try:
-        with transaction.atomic():
-            job = ImportJob.objects.create(user=user, format=fmt, upload=b"", upload_bytes=upload.size)
-            with connection.cursor() as cursor:
-                while chunk := upload.file.read(CHUNK_BYTES):
-                    cursor.execute(APPEND_SQL[connection.vendor], [chunk, _job_key(job.pk)])
-    except IntegrityError:
-        running = ImportJob.objects.filter(user=user, status__in=ACTIVE).values_list("id", flat=True).first()
-        raise Conflict(f"An import of yours is already {'running' if running else 'under way'} (job {running}); "
-                       "wait for it to finish.", field="file") from None
-    queue = settings.CELERY_TASK_DEFAULT_QUEUE  # read when sending, so a deployment (or a test) can move it
-    transaction.on_commit(lambda: current_app.signature(IMPORT_TASK, args=(str(job.id),)).apply_async(queue=queue))
+    with one_active(ImportJob, user=user, noun="import", field="file"):
+        job = ImportJob.objects.create(user=user, format=fmt, file=b"", file_bytes=upload.size)
+        append_file(job, iter(lambda: upload.file.read(CHUNK_BYTES), b""))
+    send(IMPORT_TASK, job)
     return job
 
 
 def import_job_run(*, job_id: uuid.UUID | str) -> ImportJob | None:
     """Claims a queued job and imports its file; safe to run twice (a claimed job is left alone)."""
-    now = timezone.now()
-    if not ImportJob.objects.filter(id=job_id, status=JobStatus.QUEUED).update(
-            status=JobStatus.RUNNING, started_at=now, progress=0.1):
+    job = claim(ImportJob, job_id)
+    if job is None:
         return None
-    job = ImportJob.objects.defer("upload").get(id=job_id)
     try:
-        result = _import(job, now)
+        result = _import(job, job.started_at or timezone.now())
     except DomainError as exc:
-        _finish(job, JobStatus.FAILED, error={"detail": exc.message, "fields": exc.fields})
+        finish(job, JobStatus.FAILED, error={"detail": exc.message, "fields": exc.fields})
     except ParseError as exc:  # the JSON reader's refusals (malformed, too deep, too large)
-        _finish(job, JobStatus.FAILED, error={"detail": str(exc.detail), "fields": {"file": [str(exc.detail)]}})
+        finish(job, JobStatus.FAILED, error={"detail": str(exc.detail), "fields": {"file": [str(exc.detail)]}})
     except Exception:  # a bug, not the file: the learner is told, the log has the trace
         logger.exception("import job %s failed", job.id)
-        _finish(job, JobStatus.FAILED, error={"detail": "The import failed on our side; nothing was changed.",
-                                              "fields": {}})
+        finish(job, JobStatus.FAILED, error={"detail": "The import failed on our side; nothing was changed.",
+                                             "fields": {}})
     else:
-        _finish(job, JobStatus.DONE, result=result)
+        finish(job, JobStatus.DONE, result=result)
     return job
 
 
 def _import(job: ImportJob, now: datetime) -> dict:
     if job.format in (ImportFormat.APKG, ImportFormat.CSV):  # read whole: a zip at random, a CSV's rows checked
-        (data,) = ImportJob.objects.filter(pk=job.pk).values_list("upload", flat=True)  # first (20 MB at most each)
+        (data,) = ImportJob.objects.filter(pk=job.pk).values_list("file", flat=True)  # first (20 MB at most each)
         read = anki_import.import_apkg if job.format == ImportFormat.APKG else csv_import.import_csv
         return read(user=job.user, data=bytes(data), now=now)
     limit = MAX_UPLOAD_BYTES[ImportFormat.JSON]
-    document = StreamedJSON(StoredUpload(job.pk), limit, f"Import file too large (at most {limit // 2**20} MB).")
+    document = StreamedJSON(StoredFile(ImportJob, job.pk), limit,
+                            f"Import file too large (at most {limit // 2**20} MB).")
     return collection.import_json(user=job.user, document=document)
 
 
-def _finish(job: ImportJob, status: str, *, result: dict | None = None, error: dict | None = None) -> None:
-    job.status, job.result, job.error = status, result, error
-    job.progress, job.upload, job.finished_at = 1.0, b"", timezone.now()
-    job.save(update_fields=["status", "result", "error", "progress", "upload", "finished_at"])
-
-
 def _fail_stale(user) -> None:
-    """A job still running past the task's time limit lost its worker: it failed, and frees the learner's slot."""
-    cutoff = timezone.now() - timedelta(seconds=TIME_LIMIT_S + 60)
-    ImportJob.objects.filter(user=user, status=JobStatus.RUNNING, started_at__lt=cutoff).update(
-        status=JobStatus.FAILED, progress=1.0, upload=b"", finished_at=timezone.now(),
-        error={"detail": "The worker importing this file stopped; nothing was changed. Send the file again.",
-               "fields": {}})
+    fail_stale(ImportJob, user, "The worker importing this file stopped; nothing was changed. Send the file again.")
 
 
 def import_job_get(*, user, job_id) -> ImportJob:
     _fail_stale(user)
-    job = ImportJob.objects.defer("upload").filter(user=user, id=job_id).first()
-    if job is None:
-        raise NotFound("No such import of yours.")
-    return job
+    return learner_job(ImportJob, user=user, job_id=job_id, missing="No such import of yours.")
 
 
 def import_jobs(*, user, limit: int = 20) -> list[ImportJob]:
     _fail_stale(user)
-    return list(ImportJob.objects.defer("upload").filter(user=user)[:limit])
+    return list(ImportJob.objects.defer("file").filter(user=user)[:limit])
 
 
 def import_job_body(job: ImportJob) -> dict:
-    return {"id": str(job.id), "format": job.format, "status": job.status, "progress": job.progress,
-            "upload_bytes": job.upload_bytes, "result": job.result, "error": job.error,
-            "created_at": iso(job.created_at), "started_at": iso(job.started_at),
-            "finished_at": iso(job.finished_at), "url": f"/api/v1/flashcards/imports/{job.id}/"}
+    return {**job_body(job, f"/api/v1/flashcards/imports/{job.id}/"), "upload_bytes": job.file_bytes,
+            "result": job.result}

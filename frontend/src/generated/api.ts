@@ -225,6 +225,79 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/design-exercises/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Capacity-planning exercises: a model, traffic, SLOs and constraints; answered with a deployment that the
+         *     simulators grade.
+         */
+        get: operations["design_exercises_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/design-exercises/{slug}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One exercise: the brief, traffic, SLOs, constraints and sources (the key points are shown with a graded attempt) */
+        get: operations["design_exercises_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/design-exercises/{slug}/attempts/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your graded attempts at this exercise, newest first */
+        get: operations["design_exercises_attempts_list"];
+        put?: never;
+        /** Propose a deployment: graded by the engine/cluster simulation against the exercise's SLOs, constraints and best known answer. Saved when signed in (201); graded only otherwise (200) */
+        post: operations["design_exercises_attempts_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/design-exercises/{slug}/attempts/{attempt_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your attempts */
+        get: operations["design_exercises_attempts_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rate your rationale: which of the exercise's key points it covers */
+        patch: operations["design_exercises_attempts_partial_update"];
+        trace?: never;
+    };
     "/api/v1/diagnosis/": {
         parameters: {
             query?: never;
@@ -644,8 +717,60 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your cards with state and review log: json, csv (one Anki-ready CSV file), apkg */
+        /** Your cards with state and review log: json, csv (one Anki-ready CSV file), apkg, built in the request: collections of up to 2,000 cards (409 beyond; POST exports/ instead) */
         get: operations["flashcards_export_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/exports/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your exports (newest first): each finished file is kept a day, the last five of yours */
+        get: operations["flashcards_exports_list"];
+        put?: never;
+        /** Export your cards with state and review log in the background (json, csv, apkg): 202 with the job to poll, then download its file_url; one export of yours at a time (409) */
+        post: operations["flashcards_exports_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/exports/{job_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your exports: progress, file */
+        get: operations["flashcards_exports_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcards/exports/{job_id}/file/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a finished export (409 until it is done) */
+        get: operations["flashcards_exports_file_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2610,6 +2735,23 @@ export interface components {
             path: components["schemas"]["ChapterList"][];
         };
         /**
+         * @description * `ttft` - ttft
+         *     * `tpot` - tpot
+         *     * `gpus` - gpus
+         *     * `budget` - budget
+         *     * `completion` - completion
+         * @enum {string}
+         */
+        ConstraintEnum: "ttft" | "tpot" | "gpus" | "budget" | "completion";
+        ConstraintsFile: {
+            gpus: string[];
+            max_gpus: number;
+            /** @default 8 */
+            max_gpus_per_replica: number;
+            /** Format: double */
+            budget_usd_per_hour?: number | null;
+        };
+        /**
          * @description * `draft` - Draft
          *     * `published` - Published
          *     * `archived` - Archived
@@ -2735,6 +2877,198 @@ export interface components {
          * @enum {string}
          */
         DensityEnum: "compact" | "comfortable";
+        /** @description A deployment with every knob filled in. */
+        DeploymentFilled: {
+            /** @description Catalog GPU slug, e.g. h100-sxm */
+            gpu: string;
+            /** @default 1 */
+            tensor_parallel: components["schemas"]["TensorParallelEnum"];
+            /** @default 1 */
+            pipeline_parallel: number;
+            /**
+             * @description Data-parallel ranks per replica (MoE attention)
+             * @default 1
+             */
+            data_parallel: number;
+            /**
+             * @description 1 or tensor_parallel × data_parallel
+             * @default 1
+             */
+            expert_parallel: number;
+            /** @default 1 */
+            replicas: number;
+            /** @default round_robin */
+            router: components["schemas"]["RouterEnum"];
+            /** @default bf16 */
+            weight_dtype: components["schemas"]["DtypeEnum"];
+            /** @default bf16 */
+            kv_dtype: components["schemas"]["KvDtypeEnum"];
+            /** @default 256 */
+            max_num_seqs: number;
+            /** @default 8192 */
+            max_num_batched_tokens: number;
+            /** @default true */
+            chunked_prefill: boolean;
+            /** @default false */
+            prefix_caching: boolean;
+            /** @description Prefill and decode pools (replaces replicas) */
+            disaggregation?: components["schemas"]["DisaggregationInput"] | null;
+        };
+        DeploymentRequest: {
+            /** @description Catalog GPU slug, e.g. h100-sxm */
+            gpu: string;
+            /** @default 1 */
+            tensor_parallel: components["schemas"]["TensorParallelEnum"];
+            /** @default 1 */
+            pipeline_parallel: number;
+            /**
+             * @description Data-parallel ranks per replica (MoE attention)
+             * @default 1
+             */
+            data_parallel: number;
+            /**
+             * @description 1 or tensor_parallel × data_parallel
+             * @default 1
+             */
+            expert_parallel: number;
+            /** @default 1 */
+            replicas: number;
+            /** @default round_robin */
+            router: components["schemas"]["RouterEnum"];
+            /** @default bf16 */
+            weight_dtype: components["schemas"]["DtypeEnum"];
+            /** @default bf16 */
+            kv_dtype: components["schemas"]["KvDtypeEnum"];
+            /** @default 256 */
+            max_num_seqs: number;
+            /** @default 8192 */
+            max_num_batched_tokens: number;
+            /** @default true */
+            chunked_prefill: boolean;
+            /** @default false */
+            prefix_caching: boolean;
+            /** @description Prefill and decode pools (replaces replicas) */
+            disaggregation?: components["schemas"]["DisaggregationInputRequest"] | null;
+        };
+        DesignAttemptInputRequest: {
+            deployment: components["schemas"]["DeploymentRequest"];
+            /**
+             * @description Why this deployment: rated by you against the key points
+             * @default
+             */
+            rationale: string;
+        };
+        DesignAttemptOutput: {
+            /** @description null: graded but not saved (signed out) */
+            id: number | null;
+            exercise: string;
+            deployment: components["schemas"]["DeploymentFilled"];
+            rationale?: string;
+            grade: components["schemas"]["DesignGrade"];
+            /** Format: int64 */
+            score: number;
+            /** @description What an interviewer listens for: rate your rationale against them */
+            key_points: string[];
+            /** @description Indices of the key points you said your rationale covers */
+            key_points_met: number[] | null;
+            /**
+             * Format: double
+             * @description Share of key points met (null: not rated)
+             */
+            rationale_score: number | null;
+            /** Format: date-time */
+            readonly created_at: string | null;
+        };
+        DesignBest: {
+            summary: string;
+            deployment: components["schemas"]["DeploymentFilled"];
+            metrics: components["schemas"]["DesignMetrics"];
+        };
+        DesignBinding: {
+            constraint: components["schemas"]["ConstraintEnum"];
+            /**
+             * Format: double
+             * @description Measured ÷ limit; null when requests never finished
+             */
+            ratio: number | null;
+            detail: string;
+        };
+        DesignExerciseDetail: {
+            slug: string;
+            title: string;
+            category: components["schemas"]["ExerciseCategoryEnum"];
+            level: components["schemas"]["ExerciseLevelEnum"];
+            model: string;
+            slo: components["schemas"]["EngineSLOInput"];
+            /** @description Your best score on it (null: not attempted or signed out) */
+            readonly best_score: number | null;
+            /** @description Markdown: the question as an interviewer would say it */
+            brief: string;
+            brief_html: string;
+            traffic: components["schemas"]["EngineWorkloadInput"];
+            constraints: components["schemas"]["ConstraintsFile"];
+            key_point_count: number;
+            sources: string[];
+        };
+        DesignExerciseSummary: {
+            slug: string;
+            title: string;
+            category: components["schemas"]["ExerciseCategoryEnum"];
+            level: components["schemas"]["ExerciseLevelEnum"];
+            model: string;
+            slo: components["schemas"]["EngineSLOInput"];
+            /** @description Your best score on it (null: not attempted or signed out) */
+            readonly best_score: number | null;
+        };
+        DesignGrade: {
+            verdict: components["schemas"]["VerdictEnum"];
+            score: number;
+            headline: string;
+            /** @description The deployment in one line */
+            summary: string;
+            deployment: components["schemas"]["DeploymentFilled"];
+            gpus: number;
+            /** Format: double */
+            usd_per_hour: number;
+            slo: components["schemas"]["EngineSLOInput"];
+            problems: components["schemas"]["DesignProblem"][];
+            /** @description The first change that fits (when it does not) */
+            fix: string | null;
+            metrics: components["schemas"]["DesignMetrics"] | null;
+            binding: components["schemas"]["DesignBinding"] | null;
+            best: components["schemas"]["DesignBest"] | null;
+            /** @description Knobs where the best answer differs */
+            differences: string[];
+            /**
+             * Format: double
+             * @description Your cost ÷ the best answer's
+             */
+            cost_ratio?: number | null;
+        };
+        DesignMetrics: {
+            /** Format: double */
+            ttft_p50_s: number;
+            /** Format: double */
+            ttft_p99_s: number;
+            /** Format: double */
+            tpot_p50_s: number;
+            /** Format: double */
+            tpot_p99_s: number;
+            completed: number;
+            num_requests: number;
+            preemptions: number;
+            /** Format: double */
+            output_tokens_per_s: number;
+            gpus: number;
+            /** Format: double */
+            usd_per_hour: number;
+            /** Format: double */
+            usd_per_million_tokens: number;
+        };
+        DesignProblem: {
+            field: string;
+            message: string;
+        };
         /**
          * @description A scenario as the learner first sees it: the symptom, the setting, what evidence may be asked for (labels
          *     only) and the causes to choose from; never the answer or the evidence's text.
@@ -2748,6 +3082,20 @@ export interface components {
             readonly choices: components["schemas"]["CauseChoice"][];
             readonly max_questions: number;
             readonly chapters: components["schemas"]["ChapterRef"][];
+        };
+        DisaggregationInput: {
+            prefill_replicas: number;
+            decode_replicas: number;
+            /**
+             * Format: double
+             * @description KV transfer GB/s per GPU; default: one direction of the GPU interconnect
+             */
+            link_bandwidth_gb_per_s?: number;
+            /**
+             * Format: double
+             * @default 10
+             */
+            link_latency_us: number;
         };
         DisaggregationInputRequest: {
             prefill_replicas: number;
@@ -3368,6 +3716,68 @@ export interface components {
             kind: components["schemas"]["EvidenceKindEnum"];
             label: string;
         };
+        /**
+         * @description * `chat` - Chat
+         *     * `long-context` - Long context
+         *     * `reasoning` - Reasoning
+         *     * `agents` - Agents with cache reuse
+         *     * `moe` - Mixture of experts
+         *     * `disaggregation` - Prefill/decode disaggregation
+         *     * `batch` - Batch and bursty traffic
+         * @enum {string}
+         */
+        ExerciseCategoryEnum: "chat" | "long-context" | "reasoning" | "agents" | "moe" | "disaggregation" | "batch";
+        /**
+         * @description * `senior` - Senior
+         *     * `staff` - Staff
+         * @enum {string}
+         */
+        ExerciseLevelEnum: "senior" | "staff";
+        /** @description What an import or an export job answers. */
+        ExportJob: {
+            /** Format: uuid */
+            id: string;
+            status: components["schemas"]["StatusEdeEnum"];
+            /**
+             * Format: double
+             * @description 0 to 1
+             */
+            progress: number;
+            /** @description When failed: why */
+            error: components["schemas"]["ImportJobError"] | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** @description Poll this for the job's progress */
+            url: string;
+            format: components["schemas"]["FormatF62Enum"];
+            /** @description Cards in the file (when done) */
+            cards: number;
+            /** @description The file's size (when done) */
+            file_bytes: number;
+            /** @description The name the download is saved under */
+            filename: string;
+            /** @description When done: download the file here (kept a day) */
+            file_url: string | null;
+            /**
+             * Format: date-time
+             * @description When done: when the file is deleted
+             */
+            expires_at: string | null;
+        };
+        ExportJobInputRequest: {
+            /**
+             * @description json: the kit's collection file (imports back whole); csv: one Anki-ready CSV file; apkg: an Anki package with scheduling and reviews
+             *
+             *     * `json` - The kit's JSON collection file
+             *     * `csv` - One Anki-ready CSV file
+             *     * `apkg` - An Anki package
+             */
+            format: components["schemas"]["FormatF62Enum"];
+        };
         /** @description The right key in answer terms (kinds.grade): the fields of the question's kind; none for open questions. */
         Feedback: {
             /** @description Choice kinds: indexes of the right options in display order */
@@ -3527,6 +3937,13 @@ export interface components {
          * @enum {string}
          */
         FormatEnum: "llmkit-flashcards";
+        /**
+         * @description * `json` - The kit's JSON collection file
+         *     * `csv` - One Anki-ready CSV file
+         *     * `apkg` - An Anki package
+         * @enum {string}
+         */
+        FormatF62Enum: "json" | "csv" | "apkg";
         GPU: {
             /** Format: date-time */
             readonly updated_at: string;
@@ -3730,19 +4147,16 @@ export interface components {
          * @enum {string}
          */
         ImportFormatEnum: "json" | "apkg" | "csv";
+        /** @description What an import or an export job answers. */
         ImportJob: {
             /** Format: uuid */
             id: string;
-            format: components["schemas"]["ImportFormatEnum"];
-            status: components["schemas"]["ImportJobStatusEnum"];
+            status: components["schemas"]["StatusEdeEnum"];
             /**
              * Format: double
              * @description 0 to 1
              */
             progress: number;
-            upload_bytes: number;
-            /** @description When done: what was imported (the format's answer) */
-            result: components["schemas"]["ImportJobResult"] | null;
             /** @description When failed: why; nothing was changed */
             error: components["schemas"]["ImportJobError"] | null;
             /** Format: date-time */
@@ -3753,6 +4167,10 @@ export interface components {
             finished_at: string | null;
             /** @description Poll this for the job's progress */
             url: string;
+            format: components["schemas"]["ImportFormatEnum"];
+            upload_bytes: number;
+            /** @description When done: what was imported (the format's answer) */
+            result: components["schemas"]["ImportJobResult"] | null;
         };
         ImportJobError: {
             detail: string;
@@ -3761,14 +4179,6 @@ export interface components {
             };
         };
         ImportJobResult: components["schemas"]["ImportOutput"] | components["schemas"]["ApkgImportOutput"] | components["schemas"]["CsvImportOutput"];
-        /**
-         * @description * `queued` - queued
-         *     * `running` - running
-         *     * `done` - done
-         *     * `failed` - failed
-         * @enum {string}
-         */
-        ImportJobStatusEnum: "queued" | "running" | "done" | "failed";
         ImportOutput: {
             cards: number;
             reviews: number;
@@ -5045,6 +5455,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["ChapterList"][];
         };
+        PaginatedDesignExerciseSummaryList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["DesignExerciseSummary"][];
+        };
         PaginatedDiagnosisList: {
             /** @example 123 */
             count: number;
@@ -5271,6 +5696,10 @@ export interface components {
             relearning_steps?: number[];
             /** @description Unique among your presets */
             name?: string;
+        };
+        PatchedDesignRatingInputRequest: {
+            /** @description Indices of the key points your rationale covers */
+            key_points_met?: number[];
         };
         /** @description A catalog GPU as in fixtures/catalog/gpus.yaml (decimal SI units, dense FLOPs); checked for sane ranges. */
         PatchedGPUWriteRequest: {
@@ -5550,6 +5979,8 @@ export interface components {
             /** @description Of them, cards of the day's chapters not yet in your collection */
             cards_to_add: number;
             mock_interview: boolean;
+            /** @description Senior and staff plans: a capacity-planning exercise graded by the simulators */
+            design_exercise: components["schemas"]["PlanDesign"] | null;
             /**
              * Format: double
              * @description Minutes the day's list takes
@@ -5557,6 +5988,11 @@ export interface components {
             minutes: number;
             practice: components["schemas"]["PlanPractice"] | null;
             chapters: components["schemas"]["PlanChapter"][];
+        };
+        PlanDesign: {
+            slug: string;
+            title: string;
+            url: string;
         };
         PlanInputRequest: {
             /**
@@ -6303,6 +6739,14 @@ export interface components {
             /** @description FSRS-6 weights in use (empty: defaults) */
             readonly parameters: number[];
         };
+        /**
+         * @description * `queued` - queued
+         *     * `running` - running
+         *     * `done` - done
+         *     * `failed` - failed
+         * @enum {string}
+         */
+        StatusEdeEnum: "queued" | "running" | "done" | "failed";
         /** @description Pipeline, data and expert parallelism beside tensor_parallel (checked against the model: 400 naming the field). */
         StepTimeInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
@@ -7068,6 +7512,14 @@ export interface components {
          * @enum {string}
          */
         VendorEnum: "nvidia" | "amd" | "other";
+        /**
+         * @description * `outside_constraints` - outside_constraints
+         *     * `does_not_fit` - does_not_fit
+         *     * `misses_slo` - misses_slo
+         *     * `meets_slo` - meets_slo
+         * @enum {string}
+         */
+        VerdictEnum: "outside_constraints" | "does_not_fit" | "misses_slo" | "meets_slo";
         /**
          * @description * `1` - 1
          * @enum {integer}
@@ -8554,6 +9006,582 @@ export interface operations {
             };
             /** @description Method not allowed */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    design_exercises_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description * `chat` - Chat
+                 *     * `long-context` - Long context
+                 *     * `reasoning` - Reasoning
+                 *     * `agents` - Agents with cache reuse
+                 *     * `moe` - Mixture of experts
+                 *     * `disaggregation` - Prefill/decode disaggregation
+                 *     * `batch` - Batch and bursty traffic
+                 */
+                category?: "agents" | "batch" | "chat" | "disaggregation" | "long-context" | "moe" | "reasoning";
+                /**
+                 * @description * `senior` - Senior
+                 *     * `staff` - Staff
+                 */
+                level?: "senior" | "staff";
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDesignExerciseSummaryList"];
+                };
+            };
+            /** @description Invalid input; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    design_exercises_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesignExerciseDetail"];
+                };
+            };
+            /** @description Invalid input; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such exercise (or attempt of yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    design_exercises_attempts_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesignAttemptOutput"][];
+                };
+            };
+            /** @description Invalid input; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in: attempts live on your account */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such exercise (or attempt of yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    design_exercises_attempts_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesignAttemptInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesignAttemptOutput"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesignAttemptOutput"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field (deployment.<knob> for a knob) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication required (or the credentials sent are invalid) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such exercise (or attempt of yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    design_exercises_attempts_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                attempt_id: number;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesignAttemptOutput"];
+                };
+            };
+            /** @description Invalid input; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in: attempts live on your account */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such exercise (or attempt of yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    design_exercises_attempts_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                attempt_id: number;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedDesignRatingInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesignAttemptOutput"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field (deployment.<knob> for a knob) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in: attempts live on your account */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed (or CSRF check failed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such exercise (or attempt of yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11030,6 +12058,381 @@ export interface operations {
             };
             /** @description Method not allowed */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_exports_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJob"][];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_exports_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportJobInputRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJob"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_exports_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJob"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Throttled; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required service (database or job queue) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcards_exports_file_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export's file, streamed: an Anki package (flashcards.apkg), one Anki-ready CSV file (flashcards.csv) or the collection (flashcards.json) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                    "text/csv": string;
+                    "application/json": components["schemas"]["CollectionFile"];
+                };
+            };
+            /** @description Invalid input; `fields` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such card in your collection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19298,6 +20701,8 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsApiV1ChaptersGetParametersQueryLevelValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/chapters/"]["get"]["parameters"]["query"]["level"]> = ["core", "mid", "senior", "staff"];
+export const pathsApiV1DesignExercisesGetParametersQueryCategoryValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/design-exercises/"]["get"]["parameters"]["query"]["category"]> = ["agents", "batch", "chat", "disaggregation", "long-context", "moe", "reasoning"];
+export const pathsApiV1DesignExercisesGetParametersQueryLevelValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/design-exercises/"]["get"]["parameters"]["query"]["level"]> = ["senior", "staff"];
 export const pathsApiV1DiagnosisGetParametersQueryGameValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/diagnosis/"]["get"]["parameters"]["query"]["game"]> = ["diagnosis", "k8s-incident"];
 export const pathsApiV1FlashcardsCardsGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/cards/"]["get"]["parameters"]["query"]["sort"]> = ["due", "added", "lapses", "reps", "difficulty", "stability", "last_review", "card", "-due", "-added", "-lapses", "-reps", "-difficulty", "-stability", "-last_review", "-card"];
 export const pathsApiV1FlashcardsCardsGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/flashcards/cards/"]["get"]["parameters"]["query"]["state"]> = [0, 1, 2, 3];
@@ -19313,6 +20718,7 @@ export const blankEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["s
 export const blockSizeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BlockSizeEnum"]> = [8, 16, 32, 64, 128];
 export const capacityTensorParallelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CapacityTensorParallelEnum"]> = [1, 2, 4, 8];
 export const cardStateEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardStateEnum"]> = [0, 1, 2, 3];
+export const constraintEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConstraintEnum"]> = ["ttft", "tpot", "gpus", "budget", "completion"];
 export const contentStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContentStatusEnum"]> = ["draft", "published", "archived"];
 export const deckKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeckKindEnum"]> = ["all", "part", "chapter", "topic"];
 export const densityEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DensityEnum"]> = ["compact", "comfortable"];
@@ -19367,9 +20773,11 @@ export const engineWorkloadInputRequestOutput_tokensOneOf4DistValues: ReadonlyAr
     dist: unknown;
 }>["dist"]> = ["empirical"];
 export const evidenceKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EvidenceKindEnum"]> = ["events", "logs", "metrics", "config", "profile", "workload"];
+export const exerciseCategoryEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExerciseCategoryEnum"]> = ["chat", "long-context", "reasoning", "agents", "moe", "disaggregation", "batch"];
+export const exerciseLevelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExerciseLevelEnum"]> = ["senior", "staff"];
 export const formatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FormatEnum"]> = ["llmkit-flashcards"];
+export const formatF62EnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FormatF62Enum"]> = ["json", "csv", "apkg"];
 export const importFormatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportFormatEnum"]> = ["json", "apkg", "csv"];
-export const importJobStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportJobStatusEnum"]> = ["queued", "running", "done", "failed"];
 export const inlineModelAttentionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelAttentionEnum"]> = ["mha", "gqa", "mqa", "mla"];
 export const inlineModelMlpEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelMlpEnum"]> = ["gated", "plain"];
 export const investigationGameEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InvestigationGameEnum"]> = ["diagnosis", "k8s-incident"];
@@ -19417,6 +20825,7 @@ export const searchResultKindEnumValues: ReadonlyArray<FlattenedDeepRequired<com
 export const selfRatingEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelfRatingEnum"]> = ["again", "hard", "good", "easy"];
 export const slidingWindowPatternEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SlidingWindowPatternEnum"]> = ["all", "alternate"];
 export const sourceTypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SourceTypeEnum"]> = ["question", "term", "number", "own"];
+export const statusEdeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StatusEdeEnum"]> = ["queued", "running", "done", "failed"];
 export const sweepModeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SweepModeEnum"]> = ["two_stage", "exhaustive"];
 export const sweepStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SweepStatusEnum"]> = ["queued", "running", "succeeded", "failed", "cancelled"];
 export const tensorParallelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TensorParallelEnum"]> = [1, 2, 4, 8, 16];
@@ -19424,4 +20833,5 @@ export const textSizeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>
 export const themeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ThemeEnum"]> = ["system", "light", "dark"];
 export const toleranceModeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToleranceModeEnum"]> = ["relative", "absolute"];
 export const vendorEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VendorEnum"]> = ["nvidia", "amd", "other"];
+export const verdictEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerdictEnum"]> = ["outside_constraints", "does_not_fit", "misses_slo", "meets_slo"];
 export const versionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VersionEnum"]> = [1];
