@@ -108,6 +108,21 @@ class Ctx:
 
         return GAME_CAUSES[DiagnosisScenario.objects.get(slug=self.scenario()).game].values[0]
 
+    def exercise(self) -> str:
+        from apps.exercises.models import DesignExercise
+
+        return DesignExercise.objects.published().order_by("slug").first().slug
+
+    def quick_deployment(self) -> dict:
+        """The exercise's first GPU at TP 1 in BF16: graded in milliseconds (most exercises' models do not fit)."""
+        from apps.exercises.models import DesignExercise
+
+        return {"gpu": DesignExercise.objects.get(slug=self.exercise()).constraints["gpus"][0], "tensor_parallel": 1}
+
+    def design_attempt(self) -> int:
+        return self.once("design_attempt", lambda: self.ok(
+            "post", f"/api/v1/design-exercises/{self.exercise()}/attempts/", {"deployment": self.quick_deployment()})["id"])
+
     # --- the learner's own objects -----------------------------------------------------------------------------
     def chapter_deck(self) -> str:
         """The smallest chapter deck with cards."""
@@ -496,6 +511,19 @@ EXAMPLES: dict[str, Example] = {
                                    bad=Bad(who="anonymous")),
     "srs_settings_partial_update": Example(body={"desired_retention": 0.85}, bad=Bad(body={"desired_retention": 2},
                                                                                      status=400)),
+    # --- design exercises --------------------------------------------------------------------------------------
+    "design_exercises_list": Example(query={"category": "chat"}, bad=Bad(query={"category": "poetry"}, status=400)),
+    "design_exercises_retrieve": Example(path=lambda c: {"slug": c.exercise()}, bad=Bad(path={"slug": MISSING}, status=404)),
+    "design_exercises_attempts_create": Example(
+        path=lambda c: {"slug": c.exercise()}, body=lambda c: {"deployment": c.quick_deployment(), "rationale": "Why."},
+        status=201, bad=Bad(body=lambda c: {"deployment": {**c.quick_deployment(), "tensor_parallel": 3}}, status=400)),
+    "design_exercises_attempts_list": Example(path=lambda c: {"slug": c.exercise()}, bad=Bad(who="anonymous", status=401)),
+    "design_exercises_attempts_retrieve": Example(path=lambda c: {"slug": c.exercise(), "attempt_id": c.design_attempt()},
+                                                  bad=Bad(path=lambda c: {"slug": c.exercise(), "attempt_id": 999_999},
+                                                          status=404)),
+    "design_exercises_attempts_partial_update": Example(
+        path=lambda c: {"slug": c.exercise(), "attempt_id": c.design_attempt()}, body={"key_points_met": [0]},
+        bad=Bad(body={"key_points_met": [99]}, status=400)),
     # --- simulators --------------------------------------------------------------------------------------------
     "health_retrieve": _public(bad=Bad(method="post", status=405)),
     "simulators_models_list": _public(bad=Bad(query={"page": 999}, status=404)),
