@@ -102,18 +102,32 @@ function deploymentBody(v: Record<string, string>, fallbackGpu: string): Record<
   return body;
 }
 
-/** The Lab's engine page with this exercise's traffic and SLOs and the deployment's knobs. */
+/** A token length as the Lab's engine page takes it: a median and a lognormal spread (0: every request the same). */
+function labLength(value: unknown): [number, number] {
+  if (typeof value === "number") return [value, 0];
+  const d = value as { dist: string; value?: number; low?: number; high?: number; mean?: number; sigma?: number };
+  if (d.dist === "lognormal") return [d.mean ?? 512, d.sigma ?? 0];
+  if (d.dist === "uniform") return [Math.round(((d.low ?? 0) + (d.high ?? 0)) / 2), 0];  // the Lab has no uniform
+  return [d.value ?? 512, 0];
+}
+
+/** The Lab's engine page with this exercise's traffic and SLOs and the deployment's knobs (same seed: same run). */
 function labLink(exercise: Detail, body: Record<string, unknown>): string {
   const traffic = exercise.traffic as Record<string, unknown>;
-  const mean = (value: unknown) => typeof value === "number" ? value : ((value as { mean?: number; value?: number; high?: number }).mean
-    ?? (value as { value?: number }).value ?? (value as { high?: number }).high ?? 512);
+  const [prompt, promptSigma] = labLength(traffic.prompt_tokens);
+  const [output, outputSigma] = labLength(traffic.output_tokens);
+  const split = body.disaggregation as { prefill_replicas: number; decode_replicas: number } | undefined;
   const query = new URLSearchParams({
     model: exercise.model, gpu: String(body.gpu), tensor_parallel: String(body.tensor_parallel),
     replicas: String(body.replicas ?? 1), router: String(body.router), rate: String(traffic.arrival_rate_per_s),
-    num_requests: String(traffic.num_requests), prompt: String(Math.round(mean(traffic.prompt_tokens))),
-    output: String(Math.round(mean(traffic.output_tokens))), max_num_seqs: String(body.max_num_seqs),
-    max_num_batched_tokens: String(body.max_num_batched_tokens), chunked_prefill: String(body.chunked_prefill),
-    prefix_caching: String(body.prefix_caching), weight_dtype: String(body.weight_dtype), kv_dtype: String(body.kv_dtype),
+    num_requests: String(traffic.num_requests), prompt: String(prompt), prompt_sigma: String(promptSigma),
+    output: String(output), output_sigma: String(outputSigma), arrival: String(traffic.arrival ?? "poisson"),
+    burst_cv: String(traffic.burst_cv ?? 3), shared_prefix_tokens: String(traffic.shared_prefix_tokens ?? 0),
+    prefix_groups: String(traffic.prefix_groups ?? 1), session_turns: String(traffic.session_turns ?? 1),
+    max_num_seqs: String(body.max_num_seqs), max_num_batched_tokens: String(body.max_num_batched_tokens),
+    chunked_prefill: String(body.chunked_prefill), prefix_caching: String(body.prefix_caching),
+    weight_dtype: String(body.weight_dtype), kv_dtype: String(body.kv_dtype),
+    prefill_replicas: String(split?.prefill_replicas ?? 0), decode_replicas: String(split?.decode_replicas ?? 0),
     ttft: String(exercise.slo.ttft_s), tpot: String(exercise.slo.tpot_s),
   });
   return `/lab/engine?${query}`;

@@ -3,7 +3,8 @@ import { useEffect, useRef, useState } from "react";
 import { api, ApiError } from "../../../lib/api";
 import { useAuth } from "../../../lib/auth";
 import { ModelGpuPicker, NumberInput, SelectInput } from "../form";
-import { modelChoice, num, ROUTERS, useQueryState, VLLM_DEFAULTS } from "../lib";
+import { DTYPES, KV_DTYPES, modelChoice, num, ROUTERS, useQueryState, VLLM_DEFAULTS } from "../lib";
+import { arrivalEnumValues } from "../../../generated/api";
 import type { SimulatorResults } from "../lib";
 import { PatternDefs } from "../../../diagrams/kit";
 import { STEPPER_LEGEND, StepReplay } from "../../../diagrams/stepper";
@@ -33,8 +34,15 @@ const DEFAULTS = {
   max_num_batched_tokens: "8192", chunked_prefill: "true", prefix_caching: "false", static_batching: "false",
   long_prefill_token_threshold: "0", scheduler_reserve_full_isl: "true",
   block_size: String(VLLM_DEFAULTS.block_size), gpu_memory_utilization: String(VLLM_DEFAULTS.gpu_memory_utilization),
-  ttft: "1", tpot: "0.1", seed: "0",
+  ttft: "1", tpot: "0.1", seed: "0", weight_dtype: "bf16", kv_dtype: "bf16", prompt_sigma: "0.5", output_sigma: "0.5",
+  arrival: "poisson", burst_cv: "3", shared_prefix_tokens: "0", prefix_groups: "1", session_turns: "1",
+  prefill_replicas: "0", decode_replicas: "0",
 };
+
+/** A token length: lognormal around `mean` with spread `sigma`, or every request exactly `mean` when sigma is 0. */
+function tokenLength(mean: number, sigma: number): number | Record<string, unknown> {
+  return sigma > 0 ? { dist: "lognormal", mean, sigma } : mean;
+}
 
 const REPLAYED_STEPS = 120;  // the first engine's first steps come back with the result, to step through
 
@@ -48,15 +56,22 @@ function engineBody(v: Record<string, string>): Record<string, unknown> {
     long_prefill_token_threshold: n("long_prefill_token_threshold"),
     scheduler_reserve_full_isl: v.scheduler_reserve_full_isl === "true",
     block_size: n("block_size"), gpu_memory_utilization: n("gpu_memory_utilization"),
+    weight_dtype: v.weight_dtype, kv_dtype: v.kv_dtype,
     slo: { ttft_s: n("ttft"), tpot_s: n("tpot") },
     trace_steps: REPLAYED_STEPS,
     workload: {
       arrival_rate_per_s: n("rate"), num_requests: n("num_requests"),
-      prompt_tokens: { dist: "lognormal", mean: n("prompt"), sigma: 0.5 },
-      output_tokens: { dist: "lognormal", mean: n("output"), sigma: 0.5 },
+      prompt_tokens: tokenLength(n("prompt"), n("prompt_sigma")),
+      output_tokens: tokenLength(n("output"), n("output_sigma")),
+      arrival: v.arrival, ...(v.arrival === "poisson" ? {} : { burst_cv: n("burst_cv") }),
+      shared_prefix_tokens: n("shared_prefix_tokens"), prefix_groups: n("prefix_groups"), session_turns: n("session_turns"),
     },
   };
-  if (n("replicas") > 1) Object.assign(body, { replicas: n("replicas"), router: v.router });
+  if (n("prefill_replicas") > 0 && n("decode_replicas") > 0) {
+    // Prefill and decode pools (the cluster simulator's disaggregation): replaces the replica count.
+    Object.assign(body, { replicas: 1, router: v.router,
+      disaggregation: { prefill_replicas: n("prefill_replicas"), decode_replicas: n("decode_replicas") } });
+  } else if (n("replicas") > 1) Object.assign(body, { replicas: n("replicas"), router: v.router });
   return body;
 }
 
@@ -140,7 +155,18 @@ export default function EngineArea() {
         {field("rate", "Arrival rate (req/s)")}
         {field("num_requests", "Requests", "1")}
         {field("prompt", "Median prompt tokens", "1")}
+        {field("prompt_sigma", "Prompt spread (lognormal σ; 0: all equal)")}
         {field("output", "Median output tokens", "1")}
+        {field("output_sigma", "Output spread (lognormal σ; 0: all equal)")}
+        <SelectInput name="arrival" label="Arrivals" values={v} set={set} options={[...arrivalEnumValues]} />
+        {v.arrival !== "poisson" && field("burst_cv", "Burstiness (CV of gaps)")}
+        {field("shared_prefix_tokens", "Shared prefix tokens", "1")}
+        {field("prefix_groups", "Prefix groups", "1")}
+        {field("session_turns", "Turns per session", "1")}
+        <SelectInput name="weight_dtype" label="Weight dtype" values={v} set={set} options={DTYPES} />
+        <SelectInput name="kv_dtype" label="KV dtype" values={v} set={set} options={KV_DTYPES} />
+        {field("prefill_replicas", "Prefill replicas (0: no P/D split)", "1")}
+        {field("decode_replicas", "Decode replicas (0: no P/D split)", "1")}
         {field("max_num_seqs", "max_num_seqs", "1")}
         {field("max_num_batched_tokens", "max_num_batched_tokens", "1")}
         {field("long_prefill_token_threshold", "long_prefill_token_threshold", "1")}
