@@ -99,7 +99,7 @@ def _check_front_and_back(page, kind: str, source) -> None:
         expect(back).not_to_be_empty()
 
 
-def test_review_one_card_of_every_kind_by_keyboard_then_undo_stats_and_export(site, desktop):
+def test_review_one_card_of_every_kind_by_keyboard_then_undo_stats_and_export(site, desktop, eager):
     page, _ = desktop
     sign_up(page, site.url, "cardfan")
     cards = _collection("cardfan")
@@ -125,8 +125,13 @@ def test_review_one_card_of_every_kind_by_keyboard_then_undo_stats_and_export(si
     page.get_by_role("link", name="Stats").click()
     expect(page.get_by_test_id("stats-summary")).to_contain_text(f"{len(cards) - 1} reviews in the last year")
 
+    # The export is a job (run by the server process itself here, `eager`): started, then downloaded once written.
     page.get_by_role("link", name="Settings").click()
+    page.get_by_role("button", name="Export JSON").click()
+    expect(page.get_by_test_id("export-status")).to_contain_text(f"{len(cards)} cards ready")
     with page.expect_download() as download:
-        page.get_by_role("link", name="Export JSON").click()
+        page.get_by_role("link", name="Download flashcards.json").click()
+    assert download.value.suggested_filename == "flashcards.json"
     exported = json.loads(open(download.value.path()).read())
     assert len(exported["cards"]) == len(cards)
+    shot(page, "flashcards-export-ready")

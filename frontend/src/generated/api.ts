@@ -3733,6 +3733,13 @@ export interface components {
          * @enum {string}
          */
         ExerciseLevelEnum: "senior" | "staff";
+        /**
+         * @description * `json` - The kit's JSON collection file
+         *     * `csv` - One Anki-ready CSV file
+         *     * `apkg` - An Anki package
+         * @enum {string}
+         */
+        ExportFormatEnum: "json" | "csv" | "apkg";
         /** @description What an import or an export job answers. */
         ExportJob: {
             /** Format: uuid */
@@ -3753,7 +3760,7 @@ export interface components {
             finished_at: string | null;
             /** @description Poll this for the job's progress */
             url: string;
-            format: components["schemas"]["FormatF62Enum"];
+            format: components["schemas"]["ExportFormatEnum"];
             /** @description Cards in the file (when done) */
             cards: number;
             /** @description The file's size (when done) */
@@ -3776,7 +3783,7 @@ export interface components {
              *     * `csv` - One Anki-ready CSV file
              *     * `apkg` - An Anki package
              */
-            format: components["schemas"]["FormatF62Enum"];
+            format: components["schemas"]["ExportFormatEnum"];
         };
         /** @description The right key in answer terms (kinds.grade): the fields of the question's kind; none for open questions. */
         Feedback: {
@@ -3937,13 +3944,6 @@ export interface components {
          * @enum {string}
          */
         FormatEnum: "llmkit-flashcards";
-        /**
-         * @description * `json` - The kit's JSON collection file
-         *     * `csv` - One Anki-ready CSV file
-         *     * `apkg` - An Anki package
-         * @enum {string}
-         */
-        FormatF62Enum: "json" | "csv" | "apkg";
         GPU: {
             /** Format: date-time */
             readonly updated_at: string;
@@ -20775,8 +20775,8 @@ export const engineWorkloadInputRequestOutput_tokensOneOf4DistValues: ReadonlyAr
 export const evidenceKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EvidenceKindEnum"]> = ["events", "logs", "metrics", "config", "profile", "workload"];
 export const exerciseCategoryEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExerciseCategoryEnum"]> = ["chat", "long-context", "reasoning", "agents", "moe", "disaggregation", "batch"];
 export const exerciseLevelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExerciseLevelEnum"]> = ["senior", "staff"];
+export const exportFormatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExportFormatEnum"]> = ["json", "csv", "apkg"];
 export const formatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FormatEnum"]> = ["llmkit-flashcards"];
-export const formatF62EnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FormatF62Enum"]> = ["json", "csv", "apkg"];
 export const importFormatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportFormatEnum"]> = ["json", "apkg", "csv"];
 export const inlineModelAttentionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelAttentionEnum"]> = ["mha", "gqa", "mqa", "mla"];
 export const inlineModelMlpEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelMlpEnum"]> = ["gated", "plain"];

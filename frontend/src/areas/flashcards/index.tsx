@@ -573,6 +573,57 @@ function AnkiImport() {
   );
 }
 
+type ExportJob = components["schemas"]["ExportJob"];
+type ExportFormat = components["schemas"]["ExportFormatEnum"];
+const EXPORT_LABELS: [ExportFormat, string][] = [["json", "Export JSON"], ["csv", "Export CSV"], ["apkg", "Export Anki deck"]];
+const EXPORTING = (job: ExportJob) => job.status === "queued" || job.status === "running";
+
+/** The collection as a file, written in the background: start an export, watch its progress, then download it. The
+ * latest export (kept a day) is shown again when the page opens, still running or ready. */
+function CollectionExport() {
+  const [job, setJob] = useState<ExportJob | null>(null);
+  const [error, setError] = useState("");
+  const follow = useCallback(async (started: ExportJob) => {
+    let current = started;
+    setJob(current);
+    while (EXPORTING(current)) {
+      await new Promise((resolve) => window.setTimeout(resolve, 1000));
+      current = await api<ExportJob>(`/flashcards/exports/${current.id}/`);
+      setJob(current);
+    }
+  }, []);
+  useEffect(() => {
+    void api<ExportJob[]>("/flashcards/exports/").then((jobs) => { if (jobs[0]) void follow(jobs[0]); });
+  }, [follow]);
+  const start = async (format: ExportFormat) => {
+    setError("");
+    try {
+      await follow(await api<ExportJob>("/flashcards/exports/", { method: "POST", body: { format } }));
+    } catch (e) { setError(e instanceof ApiError ? e.message : String(e)); }
+  };
+  const busy = job !== null && EXPORTING(job);
+  return (
+    <div className="field">
+      <div className="collection-export">
+        {EXPORT_LABELS.map(([format, label]) => (
+          <button key={format} type="button" disabled={busy} onClick={() => void start(format)}>{label}</button>
+        ))}
+      </div>
+      {job && (
+        <p role="status" data-testid="export-status">
+          {EXPORTING(job) && `Exporting ${job.format.toUpperCase()}… ${Math.round(job.progress * 100)} %`}
+          {job.status === "failed" && (job.error?.detail ?? "The export failed.")}
+          {job.status === "done" && job.file_url && (
+            <>{job.cards} cards ready: <a href={job.file_url} download={job.filename}>Download {job.filename}</a>{" "}
+              <span className="muted">(kept until {new Date(job.expires_at ?? "").toLocaleString()})</span></>
+          )}
+        </p>
+      )}
+      {error && <p role="alert" className="error">{error}</p>}
+    </div>
+  );
+}
+
 function SettingsPage() {
   const [form, setForm] = useState<SrsSettings | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
@@ -622,9 +673,7 @@ function SettingsPage() {
       <button type="submit" className="primary">Save</button>
       {saved && <p role="status">Saved.</p>}
       <AnkiImport />
-      <p><a href="/api/v1/flashcards/export/?format=json" download="flashcards.json">Export JSON</a> ·{" "}
-        <a href="/api/v1/flashcards/export/?format=csv" download="flashcards.csv">CSV</a> ·{" "}
-        <a href="/api/v1/flashcards/export/?format=apkg" download="flashcards.apkg">Anki deck</a></p>
+      <CollectionExport />
       <details className="muted" data-testid="anki-round-trip-help">
         <summary>Studying in both the kit and Anki</summary>
         <p>Progress made in Anki comes back here: export from Anki with scheduling and import the file above; the
