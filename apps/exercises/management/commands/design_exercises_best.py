@@ -20,6 +20,12 @@ def best_file_text(found: dict) -> str:
     return json.dumps(found, indent=1, sort_keys=True) + "\n"
 
 
+def _same(found: dict, stored: dict | None) -> bool:
+    """The same deployment at the same cost (to a part in 10^4: the file rounds it)."""
+    return (stored is not None and found["deployment"] == stored["deployment"]
+            and abs(found["usd_per_million_tokens"] - stored["usd_per_million_tokens"]) <= 1e-4 * stored["usd_per_million_tokens"])
+
+
 class Command(BaseCommand):
     help = "Search every design exercise's grid for the cheapest answer meeting its SLOs; write _best.json."
 
@@ -48,7 +54,7 @@ class Command(BaseCommand):
                               f"${best['metrics']['usd_per_million_tokens']:.3f}/M tokens "
                               f"({len(runs)} simulated, {time.process_time() - start:.1f} s CPU)")
         if check:
-            changed = [slug for slug in found if found[slug] != stored.get(slug)]
+            changed = [slug for slug in found if not _same(found[slug], stored.get(slug))]
             if changed:
                 raise CommandError(f"_best.json is stale for: {', '.join(changed)}")
             return
