@@ -461,14 +461,25 @@ def request_walk_calculate(*, model, gpu, prompt: Tokenized, output_tokens: int,
     steps = np.atleast_1d(dec.step_time_s)[:decodes]
     lo, hi = np.atleast_1d(dec.step_time_s_range[0])[:decodes], np.atleast_1d(dec.step_time_s_range[1])[:decodes]
     ttft = float(pre.step_time_s)
+    # The meters: what each step achieves against the GPU's peaks, from the step-time model's own work and time
+    # (FLOPs per GPU ÷ step time ÷ peak FLOP/s; bytes per GPU ÷ step time ÷ HBM bandwidth).
+    peak, bandwidth = float(gpu.peak_flops(weight_dtype)), float(gpu.hbm_bandwidth_bytes_per_s)
+
+    def use(flops, moved, seconds) -> dict:
+        return {"compute_utilization": float(flops) / float(seconds) / peak,
+                "bandwidth_utilization": float(moved) / float(seconds) / bandwidth}
+
     timeline = [{"kind": "prefill", "index": 1, "tokens": n, "start_seconds": 0.0, "end_seconds": ttft,
-                 "kv_bytes": float(m.kv_bytes_per_sequence(model, n, kv_dtype, tensor_parallel)), "bound": pre.bound}]
+                 "kv_bytes": float(m.kv_bytes_per_sequence(model, n, kv_dtype, tensor_parallel)), "bound": pre.bound,
+                 **use(pre.flops_per_gpu, pre.bytes_per_gpu, ttft)}]
+    dec_flops, dec_bytes = np.atleast_1d(dec.flops_per_gpu), np.atleast_1d(dec.bytes_per_gpu)
     t = ttft + np.concatenate([[0.0], np.cumsum(steps)])
     kv_after = np.atleast_1d(m.kv_bytes_per_sequence(model, ctx + 1, kv_dtype, tensor_parallel))
     bounds = np.atleast_1d(dec.bound)
     for i in range(decodes):
         timeline.append({"kind": "decode", "index": i + 2, "tokens": 1, "start_seconds": float(t[i]),
-                         "end_seconds": float(t[i + 1]), "kv_bytes": float(kv_after[i]), "bound": str(bounds[i])})
+                         "end_seconds": float(t[i + 1]), "kv_bytes": float(kv_after[i]), "bound": str(bounds[i]),
+                         **use(dec_flops[i], dec_bytes[i], steps[i])})
     itl = float(steps.mean()) if decodes else 0.0
     weights_gpu = float(np.atleast_1d(dec.weight_bytes_per_gpu)[0])
     # Memory: batch_size sequences of the prompt plus every output token but the last (never fed back).
@@ -484,6 +495,7 @@ def request_walk_calculate(*, model, gpu, prompt: Tokenized, output_tokens: int,
         "bound": str(bounds[0]) if decodes else pre.bound,
         "crossover_batch": float(np.atleast_1d(dec.crossover_batch)[0]),
         "decode_weight_bytes_per_step": weights_gpu,
+        "peak_flops_per_s": peak, "peak_bandwidth_bytes_per_s": bandwidth,
         "timeline": timeline,
         **feasibility_fields(f),
         "derivation": (("" if f.feasible else f"{f.reason} {f.fix} The times are what it would take if it ran. ")

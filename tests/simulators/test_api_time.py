@@ -273,3 +273,27 @@ def test_request_walk_tokenizes_text_approximately(api_client):
 ])
 def test_request_walk_bad_input(api_client, body, field):
     assert field in walk(api_client, status=400, **body)["fields"]
+
+
+def test_request_walk_meters_are_achieved_over_peak_for_each_step(api_client):
+    """The Lab's request-walk meters, derived by hand for Llama-3.1-8B BF16 on one H100 SXM (989.4 TFLOP/s dense BF16,
+    3.35 TB/s HBM), a 100-token prompt and 10 output tokens."""
+    d = walk(api_client)
+    assert d["peak_flops_per_s"] == pytest.approx(989.4e12) and d["peak_bandwidth_bytes_per_s"] == pytest.approx(3.35e12)
+    prefill, first_decode = d["timeline"][0], d["timeline"][1]
+    # Prefill: 2 FLOPs per parameter per token over the parameters a step multiplies: the 32 layers (7,504,924,672
+    # parameters a step reads, less the 128,256 × 4,096 = 525,336,576 of the LM head) for all 100 tokens, and the
+    # LM head for the last token only (the one sampled): 2 · 6,979,588,096 · 100 + 2 · 525,336,576 = 1.39697e12 FLOP,
+    # plus causal attention (≈ 2 · 100² · 4,096 · 32 = 2.6e9, under 0.2 %), done in TTFT seconds, against 989.4e12.
+    flops = 2 * 6_979_588_096 * 100 + 2 * 525_336_576
+    assert prefill["compute_utilization"] == pytest.approx(flops / d["ttft_seconds"] / 989.4e12, rel=0.005)
+    # The first decode step feeds output token 1 with 100 tokens cached: it reads the weights (15,009,849,344 B), the
+    # activations (2 · 32 · 4096 · 2 = 524,288 B) and the cache (100 · 131,072 B) and writes one token's KV
+    # (131,072 B): 15,023,611,904 B in (end − start) seconds, against 3.35e12 B/s.
+    seconds = first_decode["end_seconds"] - first_decode["start_seconds"]
+    assert first_decode["bandwidth_utilization"] == pytest.approx(15_023_611_904 / seconds / 3.35e12, rel=1e-6)
+    # Memory-bound decode runs below the H100's weight-read efficiency (MBU 0.60) and its compute meter barely moves;
+    # the compute-heavy prefill fills the compute meter far more than any decode step.
+    assert 0.3 < first_decode["bandwidth_utilization"] < 0.60 and first_decode["compute_utilization"] < 0.01
+    assert all(0 <= s["compute_utilization"] <= 1 and 0 <= s["bandwidth_utilization"] <= 1 for s in d["timeline"])
+    assert prefill["compute_utilization"] > 20 * max(s["compute_utilization"] for s in d["timeline"][1:])

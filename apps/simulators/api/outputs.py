@@ -160,7 +160,9 @@ MoEOutput = output(
     mean_load_tokens=F, imbalance=F, capacity_tokens=F, dropped_fraction=F, dropped_tokens=F, distinct_experts=F,
     expected_distinct_experts_uniform=F, all_to_all_bytes_per_layer=F, derivation=S)
 TimelineStep = output("TimelineStep", kind=S, index=I(help_text="The output token the step emits (prefill: 1)"), tokens=I, start_seconds=F, end_seconds=F,
-                      kv_bytes=F, bound=S)
+                      kv_bytes=F, bound=S,
+                      compute_utilization=F(help_text="Achieved FLOP/s per GPU ÷ the GPU's peak FLOP/s for this step"),
+                      bandwidth_utilization=F(help_text="Bytes moved per second per GPU ÷ the GPU's HBM bandwidth"))
 RequestWalkOutput = output(
     "RequestWalkOutput", model=Summary(), gpu=GPUSummary(), tokenizer=S, prompt_tokens=I,
     token_ids=serializers.ListField(child=serializers.IntegerField()),
@@ -169,6 +171,7 @@ RequestWalkOutput = output(
     total_seconds=F(help_text="TTFT (the prefill emits output token 1) + (output − 1) decode steps"),
     decode_steps=I(help_text="output_tokens − 1"), kv_bytes_per_token=F,
     prefill_bound=S, decode_bound=S, bound=S, crossover_batch=F, decode_weight_bytes_per_step=F,
+    peak_flops_per_s=F(help_text="Dense peak FLOP/s of the GPU for the weights' dtype"), peak_bandwidth_bytes_per_s=F,
     timeline=many(TimelineStep), **feasibility(), derivation=S, warnings=Warnings)
 ServeFlag = output("ServeFlag", flag=S, value=FlagValue(allow_null=True), why=S)
 ServeConfigOutput = output(

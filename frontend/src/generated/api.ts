@@ -6309,6 +6309,11 @@ export interface components {
             total_seconds: number;
             /** @description output_tokens − 1 */
             decode_steps: number;
+            /**
+             * Format: double
+             * @description Dense peak FLOP/s of the GPU for the weights' dtype
+             */
+            peak_flops_per_s: number;
             timeline: components["schemas"]["TimelineStep"][];
             /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
             fits: boolean;
@@ -6338,6 +6343,8 @@ export interface components {
             crossover_batch: number;
             /** Format: double */
             decode_weight_bytes_per_step: number;
+            /** Format: double */
+            peak_bandwidth_bytes_per_s: number;
             derivation: string;
         };
         /** @description A chapter to re-read, as services._chapter_refs builds it. */
@@ -7423,6 +7430,16 @@ export interface components {
         TimelineStep: {
             /** @description The output token the step emits (prefill: 1) */
             index: number;
+            /**
+             * Format: double
+             * @description Achieved FLOP/s per GPU ÷ the GPU's peak FLOP/s for this step
+             */
+            compute_utilization: number;
+            /**
+             * Format: double
+             * @description Bytes moved per second per GPU ÷ the GPU's HBM bandwidth
+             */
+            bandwidth_utilization: number;
             kind: string;
             tokens: number;
             /** Format: double */

@@ -2,7 +2,7 @@
 import { useEffect, useState } from "react";
 import { C, Legend } from "./charts";
 import { DtypePicker, Explain, ModelGpuPicker, NumberInput, Stat } from "./form";
-import { fmtBytes, fmtSeconds, modelChoice, num, prefersReducedMotion, useCatalog, useQueryState, useSimulation, useTokenizer, type SimulatorResults } from "./lib";
+import { fmtBytes, fmtNum, fmtSeconds, modelChoice, num, prefersReducedMotion, useCatalog, useQueryState, useSimulation, useTokenizer, type SimulatorResults } from "./lib";
 import { BASE_DEFAULTS, Tool } from "./panels";
 
 const DEFAULT_PROMPT = "Explain in two sentences why the decode phase of an LLM is limited by memory bandwidth.";
@@ -117,6 +117,7 @@ function Walk({ data, pieces, answer }: { data: SimulatorResults["request-walk"]
         ))}
       </div>
       <p className="lab-note" aria-live="polite" data-testid="walk-narration">{narration(data, at, answer, layers)}</p>
+      <Meters data={data} step={at === 0 ? null : current} />
       {at >= 2 && (
         <figure className="lab-chart">
           <figcaption>Decode step {at - 1}: bytes read</figcaption>
@@ -143,6 +144,32 @@ function Walk({ data, pieces, answer }: { data: SimulatorResults["request-walk"]
         <Legend items={[{ label: "prompt token (prefill: compute-bound)", color: C.prefill }, { label: "generated token (decode: memory-bound)", color: C.decode }, { label: "KV cache", color: C.kv }, { label: "weights", color: C.weights }]} />
       </figure>
     </div>
+  );
+}
+
+/** How hard this step drives the GPU: achieved FLOP/s against the peak and bytes/s against HBM bandwidth (the API's
+ * per-step figures from the step-time model). Prefill fills the compute meter, decode the bandwidth meter. */
+function Meters({ data, step }: { data: SimulatorResults["request-walk"]; step: SimulatorResults["request-walk"]["timeline"][number] | null }) {
+  const meters = [
+    { key: "compute", label: "GPU compute", color: C.compute, share: step?.compute_utilization ?? 0,
+      of: `${fmtNum((step?.compute_utilization ?? 0) * data.peak_flops_per_s / 1e12)} of ${fmtNum(data.peak_flops_per_s / 1e12)} TFLOP/s` },
+    { key: "memory", label: "Memory bandwidth", color: C.memory, share: step?.bandwidth_utilization ?? 0,
+      of: `${fmtBytes((step?.bandwidth_utilization ?? 0) * data.peak_bandwidth_bytes_per_s)}/s of ${fmtBytes(data.peak_bandwidth_bytes_per_s)}/s` },
+  ];
+  return (
+    <figure className="lab-chart lab-meters" data-testid="walk-meters">
+      <figcaption>{step ? `${step.kind === "prefill" ? "Prefill" : `Decode step ${step.index - 1}`}: how busy the GPU is (achieved ÷ peak)` : "GPU meters: idle before prefill"}</figcaption>
+      {meters.map((m) => (
+        <div key={m.key} className="lab-meter" data-testid={`walk-meter-${m.key}`} data-value={m.share.toFixed(4)}>
+          <span className="lab-meter-label">{m.label}</span>
+          <span className="lab-meter-track" role="meter" aria-label={m.label} aria-valuemin={0} aria-valuemax={100}
+            aria-valuenow={Math.round(m.share * 100)} aria-valuetext={`${(m.share * 100).toFixed(1)}%: ${m.of}`}>
+            <span className="lab-meter-fill lab-grow" style={{ width: `${Math.min(m.share, 1) * 100}%`, background: m.color }} />
+          </span>
+          <span className="lab-meter-value"><strong>{(m.share * 100).toFixed(m.share < 0.1 ? 1 : 0)}%</strong> <small>{m.of}</small></span>
+        </div>
+      ))}
+    </figure>
   );
 }
 
