@@ -449,9 +449,17 @@ def _recommend(user, request: dict, best: dict) -> dict:
         "command": command, "flags": flags, "replicas": replicas, "router": params.get("router", "round_robin"),
         "reason": (f"Cheapest configuration meeting the SLO: ${best['metrics']['usd_per_million_tokens']:.3f} per "
                    f"million output tokens at p99 TTFT {best['metrics']['ttft_s']['p99'] * 1e3:,.0f} ms on "
-                   f"{replicas} × {layout.gpus} × {gpu.name}" + (f" ({layout.describe()})" if layout.gpus > 1 else "")
-                   + (f", {replicas} replicas behind a {params.get('router', 'round_robin')} router" if replicas > 1 else "")),
+                   f"{layout_words(replicas, layout)} on {gpu.name}"
+                   + (f", behind a {params.get('router', 'round_robin')} router" if replicas > 1 else "")),
     }
+
+
+def layout_words(replicas: int, layout: Parallelism) -> str:
+    """A deployment as a reader says it: "1 replica × TP 1", "3 replicas × TP 4 × PP 2 (8 GPUs each)"."""
+    degrees = " × ".join([f"TP {layout.tp}"] + [f"{k} {v}" for k, v in (("PP", layout.pp), ("DP", layout.dp),
+                                                                         ("EP", layout.ep)) if v > 1])
+    each = f" ({layout.gpus} GPUs each)" if replicas > 1 and layout.gpus > 1 and " × " in degrees else ""
+    return f"{replicas} replica{'' if replicas == 1 else 's'} × {degrees}{each}"
 
 
 def sweep_job_fail(*, job_id, reason: str) -> int:

@@ -40,7 +40,7 @@ export default function MainLab() {
           {curve.data && <CurveView curve={curve.data} highlight={Number(v.batch_size)} />}
           <Explain data={curve.data} error={curve.error} loading={curve.loading} />
           <h2>Cost</h2>
-          {cost.data && <CostView cap={cost.data} />}
+          {cost.data && <CostView cap={cost.data} fit={fit.data} formTp={Number(v.tensor_parallel) || 1} />}
           <Explain data={cost.data} error={cost.error} loading={cost.loading} />
         </div>
       </div>

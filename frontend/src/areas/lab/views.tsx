@@ -79,15 +79,34 @@ export function CurveView({ curve, highlight }: { curve: SimulatorResults["throu
   );
 }
 
-export function CostView({ cap }: { cap: SimulatorResults["capacity"] }) {
+/** Why the cost plan's TP is not the form's: the form's TP does not fit (by how much), or it fits but a larger TP is
+ * the cheapest way to meet the SLO. Empty when they agree. */
+export function tpChoiceWhy(cap: SimulatorResults["capacity"], fit: SimulatorResults["fit"] | null | undefined, formTp: number): string {
+  if (!cap.tp || cap.tp === formTp) return "";
+  const plan = `the cost plan uses TP ${cap.tp}`;
+  if (fit && !fit.fits && fit.tensor_parallel === formTp) {
+    const smallest = fit.min_tensor_parallel;
+    return `TP ${formTp} does not fit: weights ${fmtBytes(fit.per_gpu_bytes.weights)} per GPU`
+      + ` ${fit.per_gpu_bytes.weights > fit.memory_bytes ? `> ${fmtBytes(fit.memory_bytes)} of ${fit.gpu.name}` : `plus the KV cache > ${fmtBytes(fit.budget_bytes)} usable`}`
+      + (smallest ? `; the smallest TP that fits is ${smallest}` : "")
+      + (smallest && smallest !== cap.tp ? `, and ${plan}, the cheapest that meets the SLO.` : `, so ${plan}.`);
+  }
+  return `TP ${formTp} fits, but ${plan}: the cheapest way to meet the SLO (TTFT and time per output token).`;
+}
+
+export function CostView({ cap, fit, formTp }: { cap: SimulatorResults["capacity"]; fit?: SimulatorResults["fit"] | null; formTp?: number }) {
   if (!cap.feasible) return <p className="lab-warning" data-testid="cost-infeasible">Not feasible: {cap.note} {cap.fix}</p>;
+  const why = formTp ? tpChoiceWhy(cap, fit, formTp) : "";
   return (
+    <>
+    {why && <p className="lab-note" data-testid="cost-tp-why">{why}</p>}
     <dl className="lab-stats" aria-label="Cost">
       <Stat label="GPUs" value={String(cap.gpus)} range={fmtRange(cap.gpus_range, String)} testId="cost-gpus" />
-      <Stat label="Replicas × TP" value={`${cap.replicas} × ${cap.tp}`} />
+      <Stat label="Replicas × TP" value={`${cap.replicas} replica${cap.replicas === 1 ? "" : "s"} × TP ${cap.tp}`} testId="cost-layout" />
       <Stat label="$ per hour" value={`$${cap.usd_per_hour.toFixed(2)}`} range={fmtRange(cap.usd_per_hour_range, (v) => `$${v.toFixed(2)}`)} />
       <Stat label="$ per million tokens" value={`$${cap.usd_per_million_tokens.toFixed(4)}`} range={fmtRange(cap.usd_per_million_tokens_range, (v) => `$${v.toFixed(4)}`)} />
       <Stat label="Limited by" value={limitingFactor(cap.limiting_factor)} />
     </dl>
+    </>
   );
 }
