@@ -185,13 +185,21 @@ def meets_slo(exercise, m: dict) -> bool:
             and m["completed"] == m["num_requests"])
 
 
+def _duration(seconds: float) -> str:
+    return f"{seconds:,.1f} s" if seconds >= 10 else f"{seconds * 1e3:,.1f} ms" if seconds < 0.1 else f"{seconds * 1e3:,.0f} ms"
+
+
+def _share(ratio: float) -> str:
+    return f"{ratio:.0%} of the limit" if ratio < 10 else f"{ratio:,.0f}× the limit"
+
+
 def binding(exercise, m: dict) -> dict:
     """The constraint closest to (or furthest past) its limit, in words."""
     c = exercise.constraints
     ratios = {"ttft": (m["ttft_p99_s"] / exercise.slo["ttft_s"],
-                       f"p99 TTFT {m['ttft_p99_s'] * 1e3:,.0f} ms against {exercise.slo['ttft_s'] * 1e3:,.0f} ms"),
+                       f"p99 TTFT {_duration(m['ttft_p99_s'])} against {_duration(exercise.slo['ttft_s'])}"),
               "tpot": (m["tpot_p99_s"] / exercise.slo["tpot_s"],
-                       f"p99 TPOT {m['tpot_p99_s'] * 1e3:,.1f} ms against {exercise.slo['tpot_s'] * 1e3:,.1f} ms")}
+                       f"p99 TPOT {_duration(m['tpot_p99_s'])} against {_duration(exercise.slo['tpot_s'])}")}
     if meets_slo(exercise, m):
         ratios["gpus"] = (m["gpus"] / c["max_gpus"], f"{m['gpus']} of {c['max_gpus']} GPUs")
         if c.get("budget_usd_per_hour"):
@@ -202,7 +210,7 @@ def binding(exercise, m: dict) -> dict:
                                               "requests never finished")
     name, (ratio, text) = max(ratios.items(), key=lambda item: item[1][0])
     return {"constraint": name, "ratio": None if ratio == float("inf") else round(ratio, 3),
-            "detail": text + (f" ({ratio:.0%} of the limit)" if ratio != float("inf") else "")}
+            "detail": text + (f" ({_share(ratio)})" if ratio != float("inf") else "")}
 
 
 def _fingerprint(exercise, d: dict, user) -> str:

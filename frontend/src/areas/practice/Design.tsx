@@ -1,7 +1,7 @@
 // Design exercises: the capacity-planning interview. The learner reads the brief, proposes a deployment and a
 // rationale, and the server grades it with the engine/cluster simulation (feasible, SLO met, cost against the best
 // answer found, what binds). The deployment lives in the query string, so a reload or a shared link keeps it.
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Link, useParams } from "react-router-dom";
 import { api, ApiError } from "../../lib/api";
 import { useAuth } from "../../lib/auth";
@@ -22,7 +22,8 @@ const VERDICT: Record<Grade["verdict"], string> = {
   outside_constraints: "Outside the constraints", does_not_fit: "Does not fit", misses_slo: "Misses the SLO",
   meets_slo: "Meets the SLO",
 };
-const ms = (s: number) => `${(s * 1000).toLocaleString(undefined, { maximumFractionDigits: s < 0.1 ? 1 : 0 })} ms`;
+const ms = (s: number) => (s >= 10 ? `${s.toLocaleString(undefined, { maximumFractionDigits: 1 })} s`
+  : `${(s * 1000).toLocaleString(undefined, { maximumFractionDigits: s < 0.1 ? 1 : 0 })} ms`);
 const usd = (v: number) => `$${v.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 function lengthText(value: unknown): string {
@@ -30,7 +31,7 @@ function lengthText(value: unknown): string {
   const d = value as { dist: string; value?: number; low?: number; high?: number; mean?: number; sigma?: number };
   if (d.dist === "fixed") return `${d.value?.toLocaleString()} tokens`;
   if (d.dist === "uniform") return `${d.low?.toLocaleString()}–${d.high?.toLocaleString()} tokens (uniform)`;
-  if (d.dist === "lognormal") return `mean ${d.mean?.toLocaleString()} tokens (lognormal, σ ${d.sigma})`;
+  if (d.dist === "lognormal") return `median ${d.mean?.toLocaleString()} tokens (lognormal, σ ${d.sigma})`;
   return "from a trace";
 }
 
@@ -136,10 +137,13 @@ function labLink(exercise: Detail, body: Record<string, unknown>): string {
 function GradePanel({ attempt, onRate, signedIn }: { attempt: Attempt; onRate: (met: number[]) => void; signedIn: boolean }) {
   const g = attempt.grade;
   const [met, setMet] = useState<number[]>(attempt.key_points_met ?? []);
+  const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => setMet(attempt.key_points_met ?? []), [attempt]);
+  // A new grade is read at once: on a phone it is a screen below the button.
+  useEffect(() => { heading.current?.scrollIntoView({ block: "start" }); heading.current?.focus({ preventScroll: true }); }, [attempt.id, g]);
   return (
     <section className={`design-grade design-${g.verdict}`} aria-labelledby="design-verdict" data-testid="design-grade">
-      <h2 id="design-verdict">{VERDICT[g.verdict]} · <span data-testid="design-score">{g.score}</span>/100</h2>
+      <h2 id="design-verdict" ref={heading} tabIndex={-1}>{VERDICT[g.verdict]} · <span data-testid="design-score">{g.score}</span>/100</h2>
       <p>{g.headline}</p>
       <p className="muted">{g.summary}: {g.gpus} GPUs, {usd(g.usd_per_hour)}/hour.</p>
       {g.fix && <p className="design-fix"><strong>Fix:</strong> {g.fix}</p>}
