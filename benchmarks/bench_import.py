@@ -1,5 +1,5 @@
-"""Flashcard import at the 20 MB limit, as a background job, and the streamed JSON export of what it imported: CPU
-time, peak Python allocations and peak RSS.
+"""Flashcard import at the 20 MB limit, as a background job, and the exports of what it imported (JSON and Anki
+package), as background jobs too: CPU time, peak Python allocations and peak RSS.
 
 Also a 3.4 MB Anki package made by Anki (3,000 notes, 6,000 reviews), imported as a job for a fresh learner.
 
@@ -10,14 +10,17 @@ Uses DATABASE_URL when set (the bench user and its cards are removed afterwards)
 in a temporary folder. Migrates first. Writes a 20 MB export (20,000 cards, with reviews to fill the size). A fresh
 child process sends it over HTTP, streamed from the file, to the import endpoint of a server process of its own
 (runserver, one thread, DEBUG off; the request only stores the file: the server's CPU and peak memory are printed),
-another runs the job as a worker does (apps.flashcards.interchange.jobs.import_job_run); a third reads the JSON export of
-the imported collection through the API, chunk by chunk as a client would. Each reports wall and CPU seconds,
+another runs the job as a worker does (apps.flashcards.interchange.jobs.import_job_run). Each export of the imported
+collection (JSON, then the Anki package) is three steps: the request that starts the job (sent over HTTP to a server
+process of its own, as above), the job as a worker runs it (export_jobs.export_job_run), and the download of its file
+through the API, chunk by chunk as a client would. Each reports wall and CPU seconds,
 resident memory before and its peak after (VmRSS, VmHWM), and with --tracemalloc the peak of Python allocations (tracing slows the work several
 times over, so its CPU figure is not the real one).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import resource
@@ -119,16 +122,24 @@ def memory_kb(field: str) -> int:
 
 
 def measure(step: str, arg: str, trace: bool) -> None:
-    """Child process: one step ("request" / "request-apkg": send the file at arg; "job": run job arg as a worker;
-    "export" / "export-apkg": read the JSON or Anki export); prints a JSON line of figures. Each step in its own
-    process, so each peak RSS is its own."""
+    """Child process: one step ("request" / "request-apkg": send the file at arg; "job": run import job arg as a
+    worker; "export-request": start an export of format arg; "export-job": run export job arg as a worker;
+    "download": read export job arg's file); prints a JSON line of figures. Each step in its own process, so each
+    peak RSS is its own."""
+    from apps.flashcards.interchange.export_jobs import export_job_run
     from apps.flashcards.interchange.jobs import import_job_run
 
     user = get_user_model().objects.get(username=USERNAME)
     client = Client()
     client.force_login(user)
     if step.startswith("request"):
-        print(json.dumps(request_to_server(user, Path(arg), "apkg" if step == "request-apkg" else "json")))
+        fmt = "apkg" if step == "request-apkg" else "json"
+        print(json.dumps(request_to_server(user, f"/api/v1/flashcards/imports/?format={fmt}", Path(arg),
+                                           "application/octet-stream")))
+        return
+    if step == "export-request":
+        print(json.dumps(request_to_server(user, "/api/v1/flashcards/exports/", json.dumps({"format": arg}).encode(),
+                                           "application/json")))
         return
     rss_before = memory_kb("VmRSS")
     if trace:
@@ -137,11 +148,11 @@ def measure(step: str, arg: str, trace: bool) -> None:
     if step == "job":
         job = import_job_run(job_id=arg)
         status, answer = job.status, json.dumps(job.result or job.error)[:200]
-    elif step == "export-apkg":
-        response = client.get("/api/v1/flashcards/export/?format=apkg")
-        status, answer = response.status_code, f"{len(response.content) / 2**20:.1f} MiB package, built in the request"
+    elif step == "export-job":
+        job = export_job_run(job_id=arg)
+        status, answer = job.status, f"{job.format}: {job.file_bytes / 2**20:.1f} MiB, {job.cards} cards, stored"
     else:
-        response = client.get("/api/v1/flashcards/export/?format=json")
+        response = client.get(f"/api/v1/flashcards/exports/{arg}/file/")
         size = sum(len(chunk) for chunk in response.streaming_content)
         status, answer = response.status_code, f"{size / 2**20:.1f} MiB streamed"
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
@@ -163,9 +174,9 @@ def _server_figures(pid: int, field: str) -> tuple[float, float]:
     raise RuntimeError(f"no {field} for process {pid}")
 
 
-def request_to_server(user, path: Path, fmt: str) -> dict:
-    """The upload as a client sends it: to a server process of its own (runserver, one thread, production settings)
-    over HTTP, the body streamed from the file. The server's CPU and its peak resident memory are the request's."""
+def request_to_server(user, url: str, body: Path | bytes, content_type: str) -> dict:
+    """A POST as a client sends it: to a server process of its own (runserver, one thread, production settings) over
+    HTTP, an upload's body streamed from its file. The server's CPU and its peak resident memory are the request's."""
     import http.client
     import socket
 
@@ -192,9 +203,10 @@ def request_to_server(user, path: Path, fmt: str) -> dict:
                 time.sleep(0.1)
         cpu_before, rss_before = _server_figures(server.pid, "VmRSS")
         wall = time.perf_counter()
-        with path.open("rb") as body:
-            connection.request("POST", f"/api/v1/flashcards/imports/?format={fmt}", body=body, headers={
-                **headers, "Content-Type": "application/octet-stream", "Content-Length": str(path.stat().st_size)})
+        size = body.stat().st_size if isinstance(body, Path) else len(body)
+        with body.open("rb") if isinstance(body, Path) else io.BytesIO(body) as stream:
+            connection.request("POST", url, body=stream, headers={
+                **headers, "Content-Type": content_type, "Content-Length": str(size)})
             response = connection.getresponse()
             answer = json.loads(response.read())
         wall = time.perf_counter() - wall
@@ -213,6 +225,13 @@ def child(args: list[str], trace: bool) -> dict:
         print(run.stderr[-3000:])
         raise SystemExit(run.returncode)
     return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def export_steps(fmt: str, trace: bool) -> tuple[dict, dict, dict]:
+    """An export as three steps, each in its own process: the request, the job, the download."""
+    started = child(["--measure", "export-request", fmt], trace)
+    written = child(["--measure", "export-job", started["answer"]], trace)
+    return started, written, child(["--measure", "download", started["answer"]], trace)
 
 
 def report(name: str, figures: dict, trace: bool, ok: str) -> None:
@@ -239,8 +258,7 @@ def main(trace: bool, limit: int = LIMIT) -> None:
                   f"load: {os.getloadavg()[0]:.2f} (1-min average), {os.cpu_count()} CPUs")
             stored = child(["--measure", "request", str(path)], trace)
             imported = child(["--measure", "job", stored["answer"]], trace)
-            exported = child(["--measure", "export", ""], trace)
-            exported_apkg = child(["--measure", "export-apkg", ""], trace)
+            exports = {fmt: export_steps(fmt, trace) for fmt in ("json", "apkg")}
             # Built in a child of its own, so this process does not carry Anki's memory.
             built = subprocess.run([sys.executable, __file__, "--build-apkg", str(Path(folder) / "bench.apkg")],
                                    capture_output=True, text=True, check=True, timeout=600)
@@ -256,8 +274,11 @@ def main(trace: bool, limit: int = LIMIT) -> None:
     report("import request (stores the file, answers 202; measured in the server process it was sent to)",
            stored, False, "202")
     report("import job (as a worker runs it)", imported, trace, "done")
-    report("JSON export", exported, trace, "200")
-    report("Anki package export of the same collection", exported_apkg, trace, "200")
+    for fmt, name in (("json", "JSON export"), ("apkg", "Anki package export of the same collection")):
+        started, written, downloaded = exports[fmt]
+        report(f"{name}: the request that starts the job (202; measured in the server process)", started, False, "202")
+        report(f"{name}: the job (as a worker runs it)", written, trace, "done")
+        report(f"{name}: the download, streamed", downloaded, trace, "200")
     report("Anki package import request (measured in the server process)", stored_apkg, False, "202")
     report("Anki package import job (as a worker runs it)", imported_apkg, trace, "done")
 

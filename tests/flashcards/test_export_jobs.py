@@ -86,7 +86,6 @@ def test_the_file_is_stored_and_streamed_a_chunk_at_a_time(studied, monkeypatch)
     """A chunk far smaller than the file: the worker appends it in many statements, progress moves as it does, and
     the download reads it back in as many; the bytes are those of the synchronous export."""
     monkeypatch.setattr(export_jobs, "CHUNK_BYTES", 50)
-    monkeypatch.setattr(jobs, "CHUNK_BYTES", 50)
     seen = []
     set_progress = export_jobs._set_progress
     monkeypatch.setattr(export_jobs, "_set_progress", lambda job, value: (seen.append(value), set_progress(job, value)))

@@ -71,17 +71,18 @@ def _job_key(model: type[FileJob], job_id) -> object:
 
 
 class StoredFile:
-    """A job's stored file, read from the database CHUNK_BYTES at a time (a stream with read()), so neither the worker
-    nor a download holds the whole file."""
+    """A job's stored file, read from the database a chunk at a time (CHUNK_BYTES unless told; a stream with read()),
+    so neither the worker nor a download holds the whole file."""
 
-    def __init__(self, model: type[FileJob], job_id):
+    def __init__(self, model: type[FileJob], job_id, chunk_bytes: int | None = None):
         self.model, self.key, self.offset = model, _job_key(model, job_id), 0
+        self.chunk_bytes = chunk_bytes or CHUNK_BYTES
         self.buffer, self.position = b"", 0  # the chunk read last, and how much of it was handed out
 
     def read(self, size: int = -1) -> bytes:
         if self.position >= len(self.buffer):
             with connection.cursor() as cursor:
-                cursor.execute(_sql(SLICE_SQL, self.model), [self.offset + 1, CHUNK_BYTES, self.key])
+                cursor.execute(_sql(SLICE_SQL, self.model), [self.offset + 1, self.chunk_bytes, self.key])
                 row = cursor.fetchone()
             self.buffer, self.position = (bytes(row[0] or b"") if row else b""), 0
             self.offset += len(self.buffer)
