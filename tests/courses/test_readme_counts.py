@@ -24,6 +24,7 @@ def fixture_counts() -> dict[str, int]:
         "questions": _items(*sorted((FIXTURES_DIR / "questions").glob("*.yaml"))),
         "numbers to memorize": _items(FIXTURES_DIR / "numbers.yaml"),
         "diagnosis scenarios": sum(incidents), "serving incidents": incidents[0], "Kubernetes ones": incidents[1],
+        "design exercises": len(list((FIXTURES_DIR / "design_exercises").glob("*.yaml"))),
         "models": _items(FIXTURES_DIR / "catalog" / "models.yaml"), "GPUs": _items(FIXTURES_DIR / "catalog" / "gpus.yaml"),
     }
 
@@ -33,5 +34,5 @@ def test_the_readme_counts_the_content_as_the_fixtures_hold_it():
     line = re.search(r"Today: (.*?)\(`tests/courses/test_readme_counts\.py`", text).group(1)
     stated = {name: int(number) for number, name in re.findall(
         r"(\d+) (chapters|parts|glossary terms|questions|numbers to memorize|diagnosis scenarios|serving incidents|"
-        r"Kubernetes ones|models|GPUs)", line)}
+        r"Kubernetes ones|design exercises|models|GPUs)", line)}
     assert stated == fixture_counts()
