@@ -285,7 +285,7 @@ def search_grid(exercise) -> list[dict]:
     layouts of each point), inside the exercise's constraints is checked later."""
     grid = dict(exercise.search)
     splits = grid.pop("disaggregation", None) or []
-    points = [{}]
+    points: list[dict] = [{}]
     for knob, values in grid.items():
         points = [{**p, knob: v} for p in points for v in values]
     out = [complete({"tensor_parallel": 1, **p}) for p in points]
