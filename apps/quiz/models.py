@@ -25,6 +25,7 @@ TOPIC_WORDS = {
     "gpu": "GPU", "gpus": "GPUs", "kv": "KV", "lora": "LoRA", "mig": "MIG", "mla": "MLA", "mmap": "mmap",
     "moe": "MoE", "multi-lora": "Multi-LoRA", "nccl": "NCCL", "pd": "P/D", "rl": "RL", "sglang": "SGLang",
     "slo": "SLO", "slos": "SLOs", "ttft": "TTFT", "vllm": "vLLM", "littles": "Little's",
+    "multi-node": "Multi-node", "multi-tenancy": "Multi-tenancy", "prefill-decode": "Prefill/decode",
 }
 
 

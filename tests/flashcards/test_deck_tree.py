@@ -164,3 +164,44 @@ def test_topic_decks_read_as_the_field_writes_them(content):
     titles = dict(Deck.objects.filter(kind="topic").values_list("slug", "title"))
     assert {titles["topic-kv-cache"], titles["topic-api"], titles["topic-littles-law"], titles["topic-batching"]} == {
         "KV cache", "API", "Little's law", "Batching"}
+
+
+def _content_topic_slugs() -> set[str]:
+    import yaml
+
+    from apps.core.content import FIXTURES_DIR
+
+    slugs: set[str] = set()
+
+    def walk(value) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key == "topics" and isinstance(item, list):
+                    slugs.update(slug for slug in item if isinstance(slug, str))
+                else:
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for path in (FIXTURES_DIR / "questions").rglob("*.y*ml"):
+        walk(yaml.safe_load(path.read_text()))
+    return slugs
+
+
+def test_every_topic_deck_of_the_content_reads_as_words_not_a_slug():
+    """The deck tree's topic decks are titled from the content's topic slugs: none may read as a slug with its first
+    letter raised ('Api', 'Kv cache', 'Vllm', 'Multi node'), and compound words keep their hyphen or slash."""
+    from apps.quiz.models import TOPIC_WORDS, topic_title
+
+    slugs = _content_topic_slugs()
+    assert len(slugs) > 50
+    miscased = {word.capitalize() for word in TOPIC_WORDS.values() if word != word.capitalize()}
+    miscased |= {word.lower() for word in TOPIC_WORDS.values() if word != word.lower()}
+    for slug in slugs:
+        title = topic_title(slug)
+        assert "-" not in title or slug in TOPIC_WORDS, (slug, title)
+        words = {word for part in title.split(" ") for word in part.split("/")}
+        assert not words & miscased, (slug, title)
+    assert {topic_title(slug) for slug in ("api", "multi-node", "multi-tenancy", "prefill-decode")} == {
+        "API", "Multi-node", "Multi-tenancy", "Prefill/decode"}

@@ -59,32 +59,40 @@ interface DeckNode {
 }
 interface DeckTree { decks: DeckNode[]; limits: { new_left: number; reviews_left: number } }
 
-const COLLAPSED_KEY = "flashcards.deckTree.collapsed";
+// The deck tree opens on the top-level decks (All cards and its parts, the Topics group closed); the nodes a learner
+// opens are remembered in this browser. A closed part still shows its whole subtree's counts (the API's part deck
+// holds every card of its chapters).
+const OPEN_KEY = "flashcards.deckTree.open";
+const TOPICS_GROUP = "topics";
+const OPEN_BY_DEFAULT = ["all"];
 
-function loadCollapsed(): Set<string> {
+function loadOpen(): Set<string> {
   try {
-    const stored = JSON.parse(localStorage.getItem(COLLAPSED_KEY) ?? "[]");
-    return new Set(Array.isArray(stored) ? stored.filter((s) => typeof s === "string") : []);
-  } catch { return new Set(); }
+    const stored = JSON.parse(localStorage.getItem(OPEN_KEY) ?? "null");
+    if (Array.isArray(stored)) return new Set(stored.filter((s) => typeof s === "string"));
+  } catch { /* unreadable: the default */ }
+  return new Set(OPEN_BY_DEFAULT);
 }
 
 interface RowActions { toggle: (slug: string) => void; add: (node: DeckNode) => void; assign: (node: DeckNode, preset: number | null) => void }
 
-function DeckRow({ node, depth, collapsed, actions, presets }: {
-  node: DeckNode; depth: number; collapsed: Set<string>; actions: RowActions; presets: Preset[];
+function DeckRow({ node, depth, opened, actions, presets }: {
+  node: DeckNode; depth: number; opened: Set<string>; actions: RowActions; presets: Preset[];
 }) {
   const { toggle, add, assign } = actions;
-  const open = !collapsed.has(node.slug);
+  const open = opened.has(node.slug);
   const due = node.counts.learning + node.counts.review + node.counts.new;
   return (
     <>
       <tr data-testid={`deck-${node.slug}`} data-depth={depth}>
         <td style={{ paddingLeft: `${0.4 + depth * 1.4}rem` }}>
-          {node.children.length > 0 ? (
-            <button type="button" className="tree-toggle" aria-expanded={open} aria-label={`${open ? "Collapse" : "Expand"} ${node.title}`}
-              onClick={() => toggle(node.slug)}>{open ? "▾" : "▸"}</button>
-          ) : <span className="tree-toggle-space" />}
-          {node.title}
+          <span className="tree-name">
+            {node.children.length > 0 ? (
+              <button type="button" className="tree-toggle" aria-expanded={open} aria-label={`${open ? "Collapse" : "Expand"} ${node.title}`}
+                onClick={() => toggle(node.slug)}><span aria-hidden="true">{open ? "▾" : "▸"}</span></button>
+            ) : <span className="tree-toggle-space" />}
+            <span>{node.title}</span>
+          </span>
         </td>
         <td className="count-new">{node.counts.new}</td><td className="count-learning">{node.counts.learning}</td>
         <td className="count-review">{node.counts.review}</td>
@@ -111,7 +119,7 @@ function DeckRow({ node, depth, collapsed, actions, presets }: {
         </td>
       </tr>
       {open && node.children.map((child) => (
-        <DeckRow key={child.slug} node={child} depth={depth + 1} collapsed={collapsed} actions={actions} presets={presets} />
+        <DeckRow key={child.slug} node={child} depth={depth + 1} opened={opened} actions={actions} presets={presets} />
       ))}
     </>
   );
@@ -120,17 +128,17 @@ function DeckRow({ node, depth, collapsed, actions, presets }: {
 function DeckList() {
   const [tree, setTree] = useState<DeckTree | null>(null);
   const [message, setMessage] = useState("");
-  const [collapsed, setCollapsed] = useState<Set<string>>(loadCollapsed);
+  const [opened, setOpened] = useState<Set<string>>(loadOpen);
   const [presets, setPresets] = useState<Preset[]>([]);
   const load = useCallback(
     () => api<DeckTree>("/flashcards/deck-tree/").then(setTree).catch((e: Error) => setMessage(e.message)), []);
   useEffect(() => { void api<Preset[]>("/flashcards/presets/").then(setPresets); }, []);
   useEffect(() => { void load(); }, [load]);
   const toggle = useCallback((slug: string) => {
-    setCollapsed((previous) => {
+    setOpened((previous) => {
       const next = new Set(previous);
       if (next.has(slug)) next.delete(slug); else next.add(slug);
-      try { localStorage.setItem(COLLAPSED_KEY, JSON.stringify([...next])); } catch { /* private mode: not remembered */ }
+      try { localStorage.setItem(OPEN_KEY, JSON.stringify([...next])); } catch { /* private mode: not remembered */ }
       return next;
     });
   }, []);
@@ -147,6 +155,7 @@ function DeckList() {
   const actions: RowActions = { toggle, add: (d) => void add(d), assign: (d, p) => void assign(d, p) };
   if (!tree) return <p>{message || "Loading decks…"}</p>;
   const [everything, ...topics] = tree.decks;
+  const topicsOpen = opened.has(TOPICS_GROUP);
   return (
     <section>
       <h2>Decks</h2>
@@ -155,9 +164,19 @@ function DeckList() {
         <table data-testid="deck-table" className="deck-tree">
           <thead><tr><th>Deck</th><th>New</th><th>Learning</th><th>Due</th><th>In collection</th><th /><th>Options</th></tr></thead>
           <tbody>
-            {everything && <DeckRow node={everything} depth={0} collapsed={collapsed} actions={actions} presets={presets} />}
-            {topics.length > 0 && <tr><th colSpan={7} className="tree-group">Topics</th></tr>}
-            {topics.map((node) => <DeckRow key={node.slug} node={node} depth={0} collapsed={collapsed} actions={actions} presets={presets} />)}
+            {everything && <DeckRow node={everything} depth={0} opened={opened} actions={actions} presets={presets} />}
+            {topics.length > 0 && (
+              <tr data-testid="deck-group-topics">
+                <th colSpan={7} className="tree-group" scope="rowgroup">
+                  <button type="button" className="tree-toggle" aria-expanded={topicsOpen}
+                    aria-label={`${topicsOpen ? "Collapse" : "Expand"} Topics`} onClick={() => toggle(TOPICS_GROUP)}>
+                    <span aria-hidden="true">{topicsOpen ? "▾" : "▸"}</span>
+                  </button>
+                  Topics <span className="muted small">{topics.length} decks by question topic</span>
+                </th>
+              </tr>
+            )}
+            {topicsOpen && topics.map((node) => <DeckRow key={node.slug} node={node} depth={1} opened={opened} actions={actions} presets={presets} />)}
           </tbody>
         </table>
       </div>
