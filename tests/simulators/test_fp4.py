@@ -38,7 +38,14 @@ def test_fp4_prefill_on_b200_by_hand():
     assert r.bound == "compute" and r.compute_time_s == pytest.approx(582_759_437_303_808 / (9e15 * 0.45))
     assert r.step_time_s == pytest.approx(r.compute_time_s + 154e-6)
     fp8 = step_time(LLAMA_70B, GPUS["b200"], batch=1, context_tokens=0, new_tokens=4096, weight_dtype="fp8")
-    assert fp8.compute_time_s == pytest.approx(2 * r.compute_time_s)  # 4.5e15 FP8 vs 9e15 FP4
+    # FP8 on B200 has no fitted rows: it borrows Hopper FP8's fit (prefill MFU 0.60) on B200's own FP8 peak 4.5e15,
+    # so 582.76e12 / (4.5e15 · 0.60) = 215.84 ms, 1.5× the FP4 step (9e15 · 0.45 over 4.5e15 · 0.60), not the 2× the
+    # NVFP4 fit's MFU would give.
+    assert fp8.compute_time_s == pytest.approx(582_759_437_303_808 / (4.5e15 * 0.60))
+    assert fp8.compute_time_s == pytest.approx(1.5 * r.compute_time_s)
+    assert fp8.priors["basis"]["compute_dtype"] == "fp8" and fp8.priors["basis"]["fitted"] is False
+    assert r.priors["basis"] == {"family": "blackwell", "compute_dtype": "fp4", "fitted": True,
+                                 "reason": "fitted on blackwell fp4 rows"}
 
 
 def test_fp4_decode_on_b200_by_hand():

@@ -118,9 +118,13 @@ StepTimeOutput = output(
     **feasibility(), note=S, derivation=S, feasibility_derivation=S, priors=output(
         "EfficiencyPriors", **{name: Prior() for name in ("mfu", "decode_mfu", "mbu", "kv_read_efficiency",
                                                           "comm_efficiency", "step_overhead_s",
-                                                          "per_request_overhead_s")})(
-        help_text="The efficiency factors used, the GPU family's: fitted to published measurements for Hopper and "
-        "Blackwell (each source names the fixture rows), hand-set for other GPUs"),
+                                                          "per_request_overhead_s")},
+        basis=output("PriorBasis", family=S, compute_dtype=S, fitted=B, reason=S)(
+            help_text="Which priors these are: fitted on measurements of this GPU family and compute dtype, or "
+                      "borrowed (with the reason) where there are none"))(
+        help_text="The efficiency factors used, the GPU family's for the deployment's compute dtype (BF16, FP8, FP4): "
+        "fitted to published measurements where there are some (each source names the fixture rows), else derived "
+        "(basis.reason) or hand-set"),
     warnings=Warnings)
 CurvePoint = output("CurvePoint", batch_size=I, tpot_seconds=F, tpot_seconds_range=floats(), tokens_per_s=F,
                     tokens_per_s_range=floats(), tokens_per_s_per_gpu=F, bound=S)

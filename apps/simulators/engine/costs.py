@@ -135,7 +135,7 @@ def roofline_step_cost(
 ) -> RooflineStepCost:
     """Coefficients of the roofline step time (same terms as roofline._work/_times); `priors`: the GPU family's by
     default."""
-    priors = priors or priors_for(gpu)
+    priors = priors or priors_for(gpu, weight_dtype)
     m = model
     par = par or Parallelism(tp=tp)
     tp, dp = par.tp, par.dp

@@ -26,12 +26,16 @@ from .parallel import Parallelism, parallelism
 from .prefix_cache import PrefixCacheResult, block_hashes, lru_hit_rate, synthetic_prompts
 from .roofline import (
     FAMILY_PRIORS,
+    FITTED_PRIORS,
     PRIORS,
     EfficiencyPriors,
     Prior,
+    PriorBasis,
     StepResult,
+    compute_dtype,
     expected_distinct_experts,
     gpu_family,
+    prior_basis,
     priors_for,
     step_time,
 )

@@ -29,8 +29,9 @@ t_compute = FLOPs / (peak · MFU), with the decode MFU for a step of one new tok
   a batch's single tokens reach a smaller share of the peak than a prompt's);
 t_memory = (weights + activations) / (BW · MBU) + KV bytes / (BW · KV-read efficiency): the GEMMs' weight streaming
   and the attention kernels' KV reads reach different shares of the bandwidth.
-Efficiency priors are ranges per GPU family (priors_for: fitted to published measurements for Hopper and Blackwell,
-HOPPER_PRIORS / BLACKWELL_PRIORS; the hand-set PRIORS elsewhere); outputs carry the expected value and
+Efficiency priors are ranges per GPU family and compute dtype (prior_basis: fitted to published measurements of that
+family and dtype, FITTED_PRIORS: Hopper FP8, Blackwell NVFP4; a family/dtype without rows borrows a fitted set with the
+reason, DERIVED_PRIORS; the hand-set PRIORS for other families); outputs carry the expected value and
 `*_range` = [optimistic, pessimistic]. Sources: SIMULATOR-NOTES §2.3–2.5, §2.7; benchmarks/calibration.py.
 """
 
@@ -128,9 +129,25 @@ BLACKWELL_PRIORS = EfficiencyPriors(
     kv_read_efficiency=Prior(0.313, 0.375, 0.467, "Blackwell KV-cache read efficiency (decode attention), "
                              + _FIT + _BLACKWELL_ROWS),
 )
-FAMILY_PRIORS = {"hopper": HOPPER_PRIORS, "blackwell": BLACKWELL_PRIORS}
+# Fitted priors are keyed by GPU family and the math the weights run (compute_dtype): an FP4 fit says nothing about
+# FP8 kernels, so each is applied only to deployments of its own dtype.
+FITTED_PRIORS = {("hopper", "fp8"): HOPPER_PRIORS, ("blackwell", "fp4"): BLACKWELL_PRIORS}
+FAMILY_PRIORS = {"hopper": HOPPER_PRIORS, "blackwell": BLACKWELL_PRIORS}  # each family's fit, whatever its dtype
+_NO_ROWS = "no {family} {dtype} rows in the fit set"
+# A family/dtype without rows borrows a fitted set, and the answer says which and why. Efficiencies are shares of the
+# deployment's own peak FLOP/s and HBM bandwidth, so borrowing them keeps the GPU and dtype's peaks and bandwidth:
+# B200/H200 in FP8 then follows 4.5/1.98 PFLOP/s of FP8 peak and 8.0/4.8 TB/s, not a fitted NVFP4 factor.
+DERIVED_PRIORS = {
+    ("hopper", "bf16"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to the BF16 peak and "
+                         "the same HBM (the same attention kernels and weight streaming; only the GEMM dtype differs)"),
+    ("blackwell", "fp8"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to B200's FP8 peak and "
+                           "HBM3e bandwidth (the NVFP4 fit's KV-read efficiency 0.375 is an FP4-run effect, not a "
+                           "property of FP8 kernels), so B200/H200 follows the peak and bandwidth ratios"),
+    ("blackwell", "bf16"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to B200's BF16 peak "
+                            "and HBM3e bandwidth"),
+}
 # The catalog has no architecture field: the family is read from the slug, else from the product name.
-_FAMILY_SLUGS = {"h100-sxm": "hopper", "h100-pcie": "hopper", "h200": "hopper", "b200": "blackwell"}
+_FAMILY_SLUGS = {"h100-sxm": "hopper", "h100-pcie": "hopper", "h100-nvl": "hopper", "h200": "hopper", "b200": "blackwell"}
 _FAMILY_NAMES = (
     ("hopper", re.compile(r"\b(?:GH|H)(?:100|200|800|20)\b", re.IGNORECASE)),
     ("blackwell", re.compile(r"\b(?:GB|B)(?:100|200|300)\b", re.IGNORECASE)),
@@ -148,9 +165,46 @@ def gpu_family(gpu: GPUSpec) -> str:
     return ""
 
 
-def priors_for(gpu: GPUSpec) -> EfficiencyPriors:
-    """The GPU family's fitted priors (Hopper, Blackwell); PRIORS (hand-set) for any other family."""
-    return FAMILY_PRIORS.get(gpu_family(gpu), PRIORS)
+def compute_dtype(gpu: GPUSpec, weight_dtype: str) -> str:
+    """The math a deployment's GEMMs run, as priors are keyed (GPUSpec.peak_flops picks the same peak): 'fp4' (NVFP4
+    on FP4 tensor cores), 'fp8' (8-bit GEMMs: FP8, or INT8 W8A8, where the GPU has them), else 'bf16' (BF16 math,
+    weight-only INT4/MXFP4 and FP8-on-Ampere included)."""
+    key = weight_dtype.lower()
+    if key == "fp4" and gpu.fp4_dense_flops:
+        return "fp4"
+    if (key == "fp8" and gpu.fp8_dense_flops) or (key == "int8" and gpu.int8_dense_ops):
+        return "fp8"
+    return "bf16"
+
+
+@dataclass(frozen=True)
+class PriorBasis:
+    """Which priors a deployment gets and why (the answer's priors.basis)."""
+
+    family: str
+    compute_dtype: str
+    fitted: bool
+    reason: str
+
+
+def prior_basis(gpu: GPUSpec, weight_dtype: str = "bf16") -> tuple[EfficiencyPriors, PriorBasis]:
+    """The priors fitted on rows of this GPU family and compute dtype; else a derived set (DERIVED_PRIORS) with the
+    reason; else (no fitted family) the hand-set PRIORS."""
+    family, dtype = gpu_family(gpu), compute_dtype(gpu, weight_dtype)
+    if (family, dtype) in FITTED_PRIORS:
+        return FITTED_PRIORS[family, dtype], PriorBasis(family, dtype, True, f"fitted on {family} {dtype} rows")
+    if (family, dtype) in DERIVED_PRIORS:
+        source, reason = DERIVED_PRIORS[family, dtype]
+        return FITTED_PRIORS[source], PriorBasis(family, dtype, False, reason.format(family=family, dtype=dtype.upper()))
+    return PRIORS, PriorBasis(family, dtype, False, "no measurements of this GPU family: the literature's hand-set "
+                                                    "priors (roofline.PRIORS)")
+
+
+def priors_for(gpu: GPUSpec, weight_dtype: str = "bf16") -> EfficiencyPriors:
+    """The priors of this GPU family and compute dtype (prior_basis)."""
+    return prior_basis(gpu, weight_dtype)[0]
+
+
 DEFAULT_LINK_LATENCY_S = 1e-6  # per ring hop; NVLink ~1 µs, PCIe a few µs (GenZ uses 5 µs + hops)
 BOUNDS = ("compute", "memory", "communication", "overhead")
 
@@ -212,7 +266,8 @@ def step_time(
     `new_tokens` processed each (decode: 1; prefill: the prompt or chunk). Vectorized. `expert_routing_skew` is the
     Zipf exponent of expert popularity (moe.py; 0 = uniform routing). `priors`: the GPU family's by default
     (priors_for)."""
-    priors = priors or priors_for(gpu)
+    chosen, basis = prior_basis(gpu, weight_dtype)
+    priors = priors or chosen
     b = positive("batch", batch, MAX_BATCH)
     ctx = non_negative("context_tokens", context_tokens, MAX_CONTEXT_TOKENS)
     n = positive("new_tokens", new_tokens, MAX_CONTEXT_TOKENS)
@@ -265,7 +320,9 @@ def step_time(
         distinct_experts_per_layer=out(w["distinct"]),
         note="",
         derivation="",
-        priors={k: vars(v) for k, v in vars(priors).items()},
+        priors={**{k: vars(v) for k, v in vars(priors).items()},
+                "basis": vars(basis) if priors is chosen else {"family": basis.family, "compute_dtype": basis.compute_dtype,
+                                                               "fitted": False, "reason": "priors given by the caller"}},
         expert_imbalance=out(w["imbalance"]),
         all_to_all_time_s=out(a2a),
         parallel=par,
