@@ -255,7 +255,9 @@ def throughput_latency_calculate(*, model, gpu, prompt_tokens, output_tokens, te
          "tpot_seconds_range": [float(r.tpot_s_range[0][i]), float(r.tpot_s_range[1][i])],
          "tokens_per_s": float(r.tokens_per_s[i]),
          "tokens_per_s_range": [float(r.tokens_per_s_range[0][i]), float(r.tokens_per_s_range[1][i])],
-         "tokens_per_s_per_gpu": float(r.tokens_per_s_per_gpu[i]), "bound": str(r.bound[i])}
+         "tokens_per_s_per_gpu": float(r.tokens_per_s_per_gpu[i]), "bound": str(r.bound[i]),
+         "decode_step_seconds": float(r.decode_step_s[i]),
+         "decode_step_seconds_range": [float(r.decode_step_s_range[0][i]), float(r.decode_step_s_range[1][i])]}
         for i, b in enumerate(r.batch)
     ]
     last = points[-1] if points else None
@@ -264,7 +266,7 @@ def throughput_latency_calculate(*, model, gpu, prompt_tokens, output_tokens, te
                       weight_dtype=weight_dtype, kv_dtype=kv_dtype, gpu_memory_utilization=gpu_memory_utilization)
     return {
         "model": model_summary(model), "gpu": gpu_summary(gpu), "points": points, "max_batch": r.max_batch,
-        "tensor_parallel": tensor_parallel,
+        "tensor_parallel": tensor_parallel, "prefill_seconds_per_token": float(r.prefill_s_per_token),
         "bound": last["bound"] if last else "memory",
         "crossover_batch": _crossover(model, gpu, prompt_tokens + output_tokens / 2, tensor_parallel, weight_dtype, kv_dtype),
         **feasibility_fields(f),

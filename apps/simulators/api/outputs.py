@@ -126,11 +126,19 @@ StepTimeOutput = output(
         "fitted to published measurements where there are some (each source names the fixture rows), else derived "
         "(basis.reason) or hand-set"),
     warnings=Warnings)
-CurvePoint = output("CurvePoint", batch_size=I, tpot_seconds=F, tpot_seconds_range=floats(), tokens_per_s=F,
-                    tokens_per_s_range=floats(), tokens_per_s_per_gpu=F, bound=S)
+CurvePoint = output(
+    "CurvePoint", batch_size=I,
+    tpot_seconds=F(help_text="Time between a client's tokens: the decode step plus the prefill time the engine "
+                   "interleaves per output token (t_d + b·ISL·c_p/OSL)"),
+    tpot_seconds_range=floats(),
+    tokens_per_s=F(help_text="Output tokens/s of the replica, prefill work included: OSL·b/(OSL·t_d + b·ISL·c_p)"),
+    tokens_per_s_range=floats(), tokens_per_s_per_gpu=F, bound=S,
+    decode_step_seconds=F(help_text="The pure decode step t_d of the batch"), decode_step_seconds_range=floats())
 ThroughputLatencyOutput = output(
     "ThroughputLatencyOutput", model=Summary(), gpu=GPUSummary(), points=many(CurvePoint), max_batch=I,
-    tensor_parallel=I, bound=S, crossover_batch=F, **feasibility(), note=S, derivation=S, warnings=Warnings)
+    tensor_parallel=I,
+    prefill_seconds_per_token=F(help_text="c_p: one prefill step of the 8,192-token budget ÷ its tokens"),
+    bound=S, crossover_batch=F, **feasibility(), note=S, derivation=S, warnings=Warnings)
 CapacityOutput = output(
     "CapacityOutput", model=Summary(), gpu=GPUSummary(), gpus=I, gpus_range=floats(), replicas=I,
     replicas_range=floats(), tp=I(allow_null=True), batch_per_replica=I, requests_per_s_per_replica=F,

@@ -5,7 +5,8 @@ Per replica of TP GPUs:
    meets the TPOT SLO and whose KV cache fits (memory.fit at prompt + output tokens).
 2. Service rate: the replica time-shares prefill and decode (continuous batching with
    chunked prefill), so one request costs prompt/P_prefill + output·TPOT(b)/b seconds of
-   replica time; μ = 1 / that.
+   replica time; μ = 1 / that (steady_state.py, the formula the throughput-latency curve shares; P_prefill from
+   one prefill step of the 8,192-token budget).
 3. TTFT: queueing for prefill is approximated as M/M/1 with service time S (one prompt's
    prefill), whose p99 sojourn time is S·ln(100)/(1 − ρ); so ρ ≤ 1 − S·ln(100)/TTFT_p99,
    and never above `max_utilization`.
@@ -30,6 +31,7 @@ from .memory import TP_CHOICES, fit, tp_is_valid
 from .parallel import parallelism
 from .roofline import EfficiencyPriors, step_time
 from .specs import GPUSpec, ModelSpec
+from .steady_state import prefill_cost_per_token, prefill_step, steady_state
 from .vllm_defaults import GPU_MEMORY_UTILIZATION
 
 LN_100 = math.log(100.0)
@@ -127,20 +129,20 @@ def _replica_plan(model, gpu, tp, *, prompt, output, ttft, tpot, rps, weight_dty
     batches = np.arange(1, max_b + 1, dtype=float)
     dec = step_time(model, gpu, batch=batches, context_tokens=prompt + output / 2, **common)
     pre = step_time(model, gpu, batch=1, context_tokens=0, new_tokens=prompt, **common)
-    chunk_b = max(1.0, math.ceil(8192 / prompt))
-    pf = step_time(model, gpu, batch=chunk_b, context_tokens=0, new_tokens=prompt, **common)
+    c_ps = prefill_cost_per_token(prefill_step(model, gpu, prompt, **common))
     cases = {}
     for i, key in enumerate(("expected", "optimistic", "pessimistic")):
         steps = np.atleast_1d(dec.step_time_s if key == "expected" else dec.step_time_s_range[i - 1])
         s_pre = float(pre.step_time_s if key == "expected" else pre.step_time_s_range[i - 1])
-        pf_rate = float(pf.tokens_per_s if key == "expected" else pf.tokens_per_s_range[2 - i])
+        pf_rate = 1.0 / c_ps[i]
         ok = np.nonzero(steps <= tpot)[0]
         rho = min(max_rho, 1.0 - s_pre * LN_100 / ttft)
         if not len(ok) or rho <= 0:
             cases[key] = None
             continue
         b = int(ok[-1] + 1)
-        mu = dp / (prompt / pf_rate + output * steps[b - 1] / b)  # each DP rank serves its own requests
+        # steady_state: 1 / (ISL · c_p + OSL · t_d / b) per DP rank; each DP rank serves its own requests
+        mu = dp * float(steady_state(steps[b - 1], c_ps[i], b, prompt, output).requests_per_s)
         replicas = math.ceil(rps / (rho * mu) - 1e-9)
         cases[key] = {"b": b, "mu": mu, "rho": rho, "replicas": replicas, "s_pre": s_pre,
                       "tpot": float(steps[b - 1]), "pf_rate": pf_rate,

@@ -2807,13 +2807,25 @@ export interface components {
             skipped: number;
         };
         CurvePoint: {
-            tpot_seconds_range: number[];
-            tokens_per_s_range: number[];
-            batch_size: number;
-            /** Format: double */
+            /**
+             * Format: double
+             * @description Time between a client's tokens: the decode step plus the prefill time the engine interleaves per output token (t_d + b·ISL·c_p/OSL)
+             */
             tpot_seconds: number;
-            /** Format: double */
+            tpot_seconds_range: number[];
+            /**
+             * Format: double
+             * @description Output tokens/s of the replica, prefill work included: OSL·b/(OSL·t_d + b·ISL·c_p)
+             */
             tokens_per_s: number;
+            tokens_per_s_range: number[];
+            /**
+             * Format: double
+             * @description The pure decode step t_d of the batch
+             */
+            decode_step_seconds: number;
+            decode_step_seconds_range: number[];
+            batch_size: number;
             /** Format: double */
             tokens_per_s_per_gpu: number;
             bound: string;
@@ -7407,6 +7419,11 @@ export interface components {
             model: components["schemas"]["ModelSummary"];
             gpu: components["schemas"]["GPUSummary"];
             points: components["schemas"]["CurvePoint"][];
+            /**
+             * Format: double
+             * @description c_p: one prefill step of the 8,192-token budget ÷ its tokens
+             */
+            prefill_seconds_per_token: number;
             /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
             fits: boolean;
             /** @description It can run as asked: it fits and vLLM accepts the TP (capacity: a plan meets the SLOs). When false, the timings are what it would take if it ran */

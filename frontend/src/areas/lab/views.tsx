@@ -68,11 +68,13 @@ export function CurveView({ curve, highlight }: { curve: SimulatorResults["throu
   if (!pts.length) return <p className="lab-warning">{curve.note}</p>;
   const near = highlight ? pts.reduce((a, b) => (Math.abs(b.batch_size - highlight) < Math.abs(a.batch_size - highlight) ? b : a)) : null;
   return (
-    <Plot title="Throughput vs latency (decode, batch 1 → memory limit)" xLabel="TPOT (ms per token)" yLabel="tokens/s"
+    <Plot title="Throughput vs latency (prefill interleaved with decode, batch 1 → memory limit)"
+      xLabel="TPOT (ms between tokens: decode step + interleaved prefill)" yLabel="output tokens/s"
       fmtX={(v) => (v * 1e3).toPrecision(2)} fmtY={(v) => fmtNum(Math.round(v))}
       series={[
         { label: "expected", color: C.decode, points: pts.map((p) => [p.tpot_seconds, p.tokens_per_s]) },
         { label: "pessimistic", color: C.waste, dashed: true, points: pts.map((p) => [p.tpot_seconds_range[1], p.tokens_per_s_range[0]]) },
+        { label: "decode step only", color: C.memory, dashed: true, points: pts.map((p) => [p.decode_step_seconds, p.batch_size / p.decode_step_seconds]) },
       ]}
       markers={near ? [{ label: `batch ${near.batch_size}`, x: near.tpot_seconds, y: near.tokens_per_s, color: C.tokens }] : []}
     />
