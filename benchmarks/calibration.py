@@ -1,40 +1,41 @@
-"""Efficiency priors fitted to published measurements, scored leave-one-out.
+"""Efficiency priors fitted and scored through the functions the endpoints call, held out by source.
 
-Ground truth: fixtures/serving-measurements.yaml (TensorRT-LLM's published throughput tables: offline maximum-load
-runs, all requests queued at once, fixed input/output lengths; each setup with its source URL pinned to a commit).
+Ground truth: fixtures/serving-measurements.yaml (TensorRT-LLM's published offline throughput tables; publisher
+tensorrt-llm) and fixtures/serving-measurements-external.yaml (other publishers: vLLM, SGLang, AMD, clouds, papers).
+MLPerf Inference results are not used: they stay an external check.
 
-Our prediction of such a run, per setup (model, GPU, TP, weight and KV dtypes) and row (ISL, OSL):
-* batch b = the sequences the KV cache holds at the mean context ISL + OSL/2 (paged: requests sit at every stage of
-  their decode), from memory.fit with 95 % of the memory (the tables' KV fraction), at most 2,048;
-* decode step t_d = roofline.step_time at batch b, context ISL + OSL/2; prefill cost per token c_p = one step of
-  ⌊8,192 / ISL⌋ prompts (at least one) divided by its tokens (the 8,192-token budget);
-* in steady state the engine spends R · ISL · c_p of each second on prefill and the rest on decode steps of b
-  tokens, so output tokens/s = OSL · b / (OSL · t_d + b · ISL · c_p).
-Each step time is max(FLOPs / (peak · MFU), weight and activation bytes / (BW · MBU) + KV bytes / (BW · KV-BU))
-+ communication + overhead (roofline.step_time's terms), with the prefill MFU in a prefill step and the decode MFU
-in a decode step (one new token per sequence): MFU rules prefill (compute-bound); the decode MFU (a batch's single
-tokens through the GEMMs), MBU (weight streaming) and KV-BU (the attention kernels' KV reads) rule decode.
+One predictor. A row is predicted with the throughput-latency and capacity endpoints' own model
+(apps/simulators/modeling/steady_state.py): the decode step t_d = roofline.step_time (the step-time endpoint) at the
+run's decode batch b and the mean context ISL + OSL/2, the prefill cost per token c_p = steady_state.prefill_step
+(one prefill step of the 8,192-token budget, as capacity and the curve take it), and
+    output tokens/s = OSL · b / (OSL · t_d + b · ISL · c_p),   TPOT = t_d + b · ISL · c_p / OSL.
+The batch b: an offline run (all requests queued) holds what the KV cache takes at the mean context (paged: requests
+sit at every stage of their decode) at the run's memory share, at most 2,048 sequences; a run at a fixed concurrency
+holds min(concurrency, that); a single-request run holds 1. Metrics: output or total tokens/s, requests/s, and TPOT
+(mean time per output token) are predicted; TTFT rows are listed, not scored.
 
-Fit: per GPU family (Hopper: H100, H200; Blackwell: B200), the (MFU, decode MFU, MBU, KV-BU) minimising the squared
-log error over its training rows: a grid in steps of 0.05 (MFU 0.20-0.90, decode MFU 0.10-0.90, MBU 0.60-0.85,
-KV-BU 0.25-1.00), then steps of 0.0125 within ±0.05 of the best point. MBU is held to the literature's range
-(roofline.PRIORS: "closer to 0.6-0.7", 0.85-0.9 aggressive): maximum-throughput runs barely constrain it (their
-decode is compute- or KV-bound), and below that range single-stream decode would come out far too slow. Leave-one-out:
-each row is predicted by a fit on the other rows of its family (other lengths of the same setup stay in training);
-its low/high are the expected value × the 2.5th / 97.5th percentile of the training rows' measured/predicted ratios.
-The summary is repeated leaving out a row's whole setup (a new model/GPU/TP combination), the harder case. Printed:
-one line per row (setup, measured, low / expected / high, inside?), the fit on all rows of each family with the
-priors it implies (expected × the same percentiles), the summary lines (share inside, median high/low width,
-geometric-mean ratio), the product's defaults (roofline.priors_for, what every simulator uses) and the hand-set
-priors (roofline.PRIORS) scored the same way, and the GPU ratios measured vs predicted.
-Run: .venv/bin/python benchmarks/calibration.py
+Fit. Per GPU family and compute dtype (roofline.compute_dtype: BF16, FP8, FP4; e.g. Hopper FP8, Blackwell FP4), the
+(prefill MFU, decode MFU, weight-read MBU, KV-read efficiency) minimising the squared log error over the group's
+training rows: a coordinate search in log space within the bounds below (MBU held to the literature's 0.60-0.85, as
+roofline.PRIORS explains). A group with no training rows gets what the product gives it (roofline.prior_basis: the
+borrowed fit of DERIVED_PRIORS, when that group has rows, else the hand-set PRIORS).
+Ranges: expected × the 2.5th and 97.5th percentile of the group's training ratios measured/predicted (the hand-set
+PRIORS' own low and high where nothing was fitted).
+
+Scored: leave-one-source-out (fit on every publisher but one, score the held-out publisher's rows), overall, per
+family and dtype and per publisher, against the targets (>= 75 % inside, median high/low <= 1.7x); then the product's
+installed priors (roofline.FITTED_PRIORS, what every endpoint uses) in sample; the fit on all rows per group (the
+values to install); and the GPU ratios, each derived from the batch memory allows, HBM bandwidth and peak compute.
+Run: .venv/bin/python benchmarks/calibration.py   (about a minute of CPU per fold on a small machine)
 """
 
 from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+import time
+from collections import defaultdict
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -43,178 +44,299 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dataclasses import replace  # noqa: E402
-
 from apps.simulators.modeling import load_gpus, load_models, step_time  # noqa: E402
 from apps.simulators.modeling.memory import fit  # noqa: E402
-from apps.simulators.modeling.roofline import PRIORS, EfficiencyPriors, Prior, gpu_family, priors_for  # noqa: E402
+from apps.simulators.modeling.roofline import (  # noqa: E402
+    DERIVED_PRIORS,
+    FITTED_PRIORS,
+    PRIORS,
+    EfficiencyPriors,
+    Prior,
+    compute_dtype,
+    gpu_family,
+    prior_basis,
+)
+from apps.simulators.modeling.steady_state import (  # noqa: E402
+    PREFILL_TOKEN_BUDGET,
+    prefill_cost_per_token,
+    prefill_step,
+    steady_state,
+)
 
+FILES = (("serving-measurements.yaml", "tensorrt-llm"), ("serving-measurements-external.yaml", None))
 MAX_BATCH = 2048
-TOKEN_BUDGET = 8192
-MEMORY_SHARE = 0.95  # the tables' runs: "--kv_cache_free_gpu_mem_fraction 0.95 ... fall back to 0.90" if out of memory
+OFFLINE_MEMORY_SHARE = 0.95  # TensorRT-LLM's tables: --kv_cache_free_gpu_mem_fraction 0.95
 FACTORS = ("mfu", "decode_mfu", "mbu", "kv_read_efficiency")
-BOUNDS = ((0.20, 0.90), (0.10, 0.90), (0.60, 0.85), (0.25, 1.00))  # per factor, as FACTORS
-COARSE, FINE = 0.05, 0.0125
-COVER = (2.5, 97.5)  # percentiles of the training ratios that make the range
+BOUNDS = {"mfu": (0.10, 0.95), "decode_mfu": (0.05, 0.95), "mbu": (0.60, 0.85), "kv_read_efficiency": (0.20, 1.00)}
+COVER = (2.5, 97.5)
+SCORED = {"output_tokens_per_s", "total_tokens_per_s", "requests_per_s", "tpot_ms", "itl_ms"}
+MODELS, GPUS = load_models(), load_gpus()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Row:
+    publisher: str
     setup: str
+    model: str
     gpu: str
-    family: str
-    isl: int
-    osl: int
+    tp: int
+    weight_dtype: str
+    kv_dtype: str
+    mode: str
+    concurrency: int | None
+    memory_share: float
+    metric: str
+    isl: float
+    osl: float
     measured: float
-    # per-step pieces: compute and memory seconds at efficiency 1, plus communication and overhead
-    dec: tuple
-    pre: tuple
-    batch: float
-    pre_tokens: float
 
-
-ONE = Prior(1.0, 1.0, 1.0, "")
-
-
-def _unit(gpu) -> EfficiencyPriors:
-    """The GPU's priors with every fitted factor at 1 (communication and overheads as the product has them)."""
-    return replace(priors_for(gpu), **{name: ONE for name in FACTORS})
-
-
-def _pieces(r, gpu) -> tuple:
-    """(seconds at MFU 1, seconds at MBU 1 for the weights and activations, the same for the KV cache,
-    communication + overhead seconds) of a step computed at unit efficiencies."""
-    kv = float(r.kv_bytes_per_gpu) / gpu.hbm_bandwidth_bytes_per_s
-    return (float(r.compute_time_s), float(r.memory_time_s) - kv, kv,
-            float(r.communication_time_s) + float(r.overhead_time_s))
+    @property
+    def group(self) -> tuple[str, str]:
+        g = GPUS[self.gpu]
+        return gpu_family(g), compute_dtype(g, self.weight_dtype)
 
 
 def load_rows() -> list[Row]:
-    models, gpus = load_models(), load_gpus()
     rows = []
-    for s in yaml.safe_load((ROOT / "fixtures" / "serving-measurements.yaml").read_text()):
-        m, g = models[s["model"]], gpus[s["gpu"]]
-        common = dict(tp=s["tensor_parallel"], weight_dtype=s["weight_dtype"], kv_dtype=s["kv_dtype"])
-        unit = _unit(g)
-        for isl, osl, measured in s["results"]:
-            ctx = isl + osl / 2
-            mem = fit(m, g, context_tokens=ctx, gpu_memory_utilization=MEMORY_SHARE, max_num_batched_tokens=TOKEN_BUDGET,
-                      **common)
-            b = float(min(MAX_BATCH, max(1.0, float(mem.max_concurrent_sequences))))
-            prompts = max(1, TOKEN_BUDGET // isl)
-            rows.append(Row(s["setup"], s["gpu"], gpu_family(g), isl, osl, float(measured),
-                            _pieces(step_time(m, g, batch=b, context_tokens=ctx, priors=unit, **common), g),
-                            _pieces(step_time(m, g, batch=prompts, context_tokens=0, new_tokens=isl, priors=unit,
-                                              **common), g),
-                            b, float(prompts * isl)))
+    for name, publisher in FILES:
+        path = ROOT / "fixtures" / name
+        if not path.is_file():
+            continue
+        for s in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
+            mode = s.get("mode", "offline")
+            share = s.get("gpu_memory_utilization", OFFLINE_MEMORY_SHARE if mode == "offline" else 0.9)
+            for isl, osl, value in s["results"]:
+                rows.append(Row(publisher or s["publisher"], s["setup"], s["model"], s["gpu"], s["tensor_parallel"],
+                                s["weight_dtype"], s["kv_dtype"], mode, s.get("concurrency"), share,
+                                s.get("metric", "output_tokens_per_s"), float(isl), float(osl), float(value)))
     return rows
 
 
-def _step(piece: tuple, mfu, mbu, kvbu):
-    return np.maximum(piece[0] / mfu, piece[1] / mbu + piece[2] / kvbu) + piece[3]
+def decode_batch(r: Row) -> float:
+    """The sequences the run holds in decode (see the module docstring)."""
+    if r.mode == "single":
+        return 1.0
+    mem = fit(MODELS[r.model], GPUS[r.gpu], context_tokens=r.isl + r.osl / 2, tp=r.tp, weight_dtype=r.weight_dtype,
+              kv_dtype=r.kv_dtype, gpu_memory_utilization=r.memory_share, max_num_batched_tokens=PREFILL_TOKEN_BUDGET)
+    held = float(min(MAX_BATCH, max(1.0, float(mem.max_concurrent_sequences))))
+    return float(min(held, r.concurrency)) if r.mode == "concurrency" and r.concurrency else held
 
 
-def predict_one(r: Row, mfu, decode_mfu, mbu, kvbu):
-    """Output tokens/s of a row at the efficiency factors (scalars or broadcastable arrays)."""
-    t_d = _step(r.dec, decode_mfu, mbu, kvbu)
-    c_p = _step(r.pre, mfu, mbu, kvbu) / r.pre_tokens
-    return r.osl * r.batch / (r.osl * t_d + r.batch * r.isl * c_p)
+_BATCH: dict[Row, float] = {}
 
 
-def predict(rows: list[Row], *factors) -> np.ndarray:
-    return np.array([predict_one(r, *factors) for r in rows])
+def predict(r: Row, priors: EfficiencyPriors, end: str = "expected") -> float:
+    """The row's metric by the endpoints' steady-state model at these priors (end: expected, optimistic or
+    pessimistic, as step_time's ranges)."""
+    if r not in _BATCH:
+        _BATCH[r] = decode_batch(r)
+    b = _BATCH[r]
+    m, g = MODELS[r.model], GPUS[r.gpu]
+    common = dict(tp=r.tp, weight_dtype=r.weight_dtype, kv_dtype=r.kv_dtype, priors=priors)
+    dec = step_time(m, g, batch=b, context_tokens=r.isl + r.osl / 2, new_tokens=1, **common)
+    c_p = prefill_cost_per_token(prefill_step(m, g, r.isl, **common))
+    pick = {"expected": 0, "optimistic": 1, "pessimistic": 2}[end]
+    t_d = float(dec.step_time_s if pick == 0 else dec.step_time_s_range[pick - 1])
+    ss = steady_state(t_d, c_p[pick], b, r.isl, r.osl)
+    out = float(ss.output_tokens_per_s)
+    return {"output_tokens_per_s": out, "total_tokens_per_s": out * (r.isl + r.osl) / r.osl,
+            "requests_per_s": out / r.osl, "tpot_ms": 1e3 * float(ss.tpot_s), "itl_ms": 1e3 * float(ss.tpot_s)}[r.metric]
 
 
-def fit_family(rows: list[Row]) -> tuple[tuple, np.ndarray]:
-    """(MFU, decode MFU, MBU, KV-BU) minimising Σ log² (measured / predicted), and the training ratios there."""
-    axes = [np.arange(lo, hi + 1e-9, COARSE) for lo, hi in BOUNDS]
-    for _ in range(2):
-        grid = np.meshgrid(*axes, indexing="ij")
-        err = sum((math.log(r.measured) - np.log(predict_one(r, *grid))) ** 2 for r in rows)
-        at = np.unravel_index(np.argmin(err), grid[0].shape)
-        best = tuple(round(float(g[at]), 4) for g in grid)
-        axes = [np.unique(np.clip(np.arange(b - COARSE, b + COARSE + 1e-9, FINE), lo, hi))
-                for b, (lo, hi) in zip(best, BOUNDS, strict=True)]
-    ratios = np.array([r.measured for r in rows]) / predict(rows, *best)
-    return best, ratios
+def _with(base: EfficiencyPriors, values: dict[str, float]) -> EfficiencyPriors:
+    return replace(base, **{k: Prior(v, v, v, "calibration candidate") for k, v in values.items()})
 
 
-def leave_one_out(rows: list[Row], whole_setup: bool = False) -> list[tuple]:
-    """Each row predicted from a fit on the other rows of its family (with whole_setup, on the other setups)."""
-    results = []
-    for k, r in enumerate(rows):
-        train = [x for i, x in enumerate(rows) if i != k and x.family == r.family
-                 and not (whole_setup and x.setup == r.setup)]
-        best, ratios = fit_family(train)
-        expected = float(predict([r], *best)[0])
-        lo, hi = (expected * float(np.percentile(ratios, q)) for q in COVER)
-        results.append((r, lo, expected, hi))
-    return results
+def _error(rows: list[Row], priors: EfficiencyPriors) -> float:
+    return sum((math.log(r.measured / predict(r, priors))) ** 2 for r in rows)
 
 
-def scored(rows: list[Row], priors_of) -> list[tuple]:
-    """Each row at a priors set's pessimistic (low), expected and optimistic (high) factors together; `priors_of`
-    maps a GPU slug to its EfficiencyPriors (communication and overheads stay at the product's expected values)."""
-    out = []
-    for r in rows:
-        p = priors_of(r.gpu)
-        lo, e, hi = ([float(predict_one(r, *(getattr(getattr(p, f), end) for f in FACTORS)))]
-                     for end in ("low", "expected", "high"))
-        out.append((r, lo[0], e[0], hi[0]))
+def _lower_is_faster(metric: str) -> bool:
+    return metric in ("tpot_ms", "itl_ms")
+
+
+def ratio(r: Row, predicted: float) -> float:
+    """measured / predicted, as a throughput ratio (inverted for latencies, so > 1 always means faster than
+    predicted)."""
+    return predicted / r.measured if _lower_is_faster(r.metric) else r.measured / predicted
+
+
+def fit_group(rows: list[Row]) -> tuple[dict[str, float], np.ndarray]:
+    """The four factors minimising Σ log² (measured / predicted) over `rows`, and the training ratios there."""
+    base = FITTED_PRIORS.get(rows[0].group, PRIORS)
+    values = {k: getattr(base, k).expected for k in FACTORS}
+    best = _error(rows, _with(base, values))
+    step = 0.4
+    while step > 0.01:
+        improved = False
+        for k in FACTORS:
+            for direction in (1, -1):
+                lo, hi = BOUNDS[k]
+                trial = {**values, k: float(np.clip(values[k] * math.exp(direction * step), lo, hi))}
+                if trial[k] == values[k]:
+                    continue
+                err = _error(rows, _with(base, trial))
+                if err < best - 1e-12:
+                    values, best, improved = trial, err, True
+        if not improved:
+            step /= 2
+    priors = _with(base, values)
+    return values, np.array([ratio(r, predict(r, priors)) for r in rows])
+
+
+@dataclass
+class Fitted:
+    priors: EfficiencyPriors
+    low: float
+    high: float
+    basis: str
+
+
+def fits_on(train: list[Row]) -> dict[tuple[str, str], Fitted]:
+    groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
+    for r in train:
+        if r.metric in SCORED and r.group[0]:
+            groups[r.group].append(r)
+    out = {}
+    for key, rows in groups.items():
+        values, ratios = fit_group(rows)
+        lo, hi = (float(np.percentile(ratios, q)) for q in COVER)
+        out[key] = Fitted(_with(FITTED_PRIORS.get(key, PRIORS), values), lo, hi,
+                          f"fitted on {len(rows)} {key[0]} {key[1]} rows")
     return out
 
 
+def priors_of(r: Row, fitted: dict[tuple[str, str], Fitted]) -> Fitted | None:
+    """What a row gets from a set of fits, as the product would: its own group's fit, else the group DERIVED_PRIORS
+    borrows from, else None (the hand-set PRIORS and their own range)."""
+    if r.group in fitted:
+        return fitted[r.group]
+    source = DERIVED_PRIORS.get(r.group, (None, ""))[0]
+    if source in fitted:
+        f = fitted[source]
+        return Fitted(f.priors, f.low, f.high, f"borrowed from {source[0]} {source[1]}")
+    return None
+
+
+def scored_row(r: Row, f: Fitted | None) -> tuple[float, float, float]:
+    """(low, expected, high) of the row's metric."""
+    if f is None:  # the hand-set priors: their pessimistic and optimistic ends
+        a, e, b = (predict(r, PRIORS, end) for end in ("pessimistic", "expected", "optimistic"))
+    else:
+        e = predict(r, f.priors)
+        a, b = (e * f.low, e * f.high) if not _lower_is_faster(r.metric) else (e / f.high, e / f.low)
+    return (min(a, b), e, max(a, b))
+
+
+def leave_one_source_out(rows: list[Row]) -> list[tuple]:
+    results = []
+    for publisher in sorted({r.publisher for r in rows}):
+        start = time.process_time()
+        fitted = fits_on([r for r in rows if r.publisher != publisher])
+        held = [r for r in rows if r.publisher == publisher and r.metric in SCORED]
+        for r in held:
+            results.append((r, *scored_row(r, priors_of(r, fitted)), priors_of(r, fitted)))
+        print(f"  fold without {publisher}: {len(held)} held-out rows, groups fitted "
+              f"{', '.join(f'{k[0]} {k[1]}' for k in sorted(fitted)) or 'none'} "
+              f"({time.process_time() - start:.0f} s CPU)", flush=True)
+    return results
+
+
 def summary(results: list[tuple], label: str) -> None:
-    inside = [lo <= r.measured <= hi for r, lo, _, hi in results]
-    width = float(np.median([hi / lo for _, lo, _, hi in results]))
-    gmean = math.exp(float(np.mean([math.log(r.measured / e) for r, _, e, _ in results])))
-    print(f"{label}: {sum(inside)}/{len(inside)} measurements inside ({100 * sum(inside) / len(inside):.0f} %; "
-          f"target >= 80 %), median range high/low {width:.2f}x (target <= 1.7x), geometric-mean measured/expected "
-          f"{gmean:.2f}")
+    if not results:
+        print(f"{label}: no rows")
+        return
+    inside = [lo <= r.measured <= hi for r, lo, _, hi, *_ in results]
+    width = float(np.median([hi / lo for _, lo, _, hi, *_ in results]))
+    gmean = math.exp(float(np.mean([math.log(ratio(r, e)) for r, _, e, _, *_ in results])))
+    print(f"{label}: {sum(inside)}/{len(inside)} inside ({100 * sum(inside) / len(inside):.0f} %; target >= 75 %), "
+          f"median high/low {width:.2f}x (target <= 1.7x), geometric-mean measured/expected {gmean:.2f}")
 
 
-def ratios(rows: list[Row], results: list[tuple]) -> None:
-    expected = {(r.setup, r.isl, r.osl): e for r, _, e, _ in results}
-    measured = {(r.setup, r.isl, r.osl): r.measured for r in rows}
-    for a, b, what in (("llama-3.1-8b-fp8-h200-tp1", "llama-3.1-8b-fp8-h100-tp1", "H200/H100, Llama 3.1 8B FP8 TP1"),
-                       ("llama-3.3-70b-fp4-b200-tp1", "llama-3.3-70b-fp8-h200-tp1",
-                        "B200 FP4/H200 FP8, Llama 3.3 70B TP1")):
-        keys = [(isl, osl) for (s, isl, osl) in measured if s == a]
-        meas = [measured[(a, *k)] / measured[(b, *k)] for k in keys]
-        pred = [expected[(a, *k)] / expected[(b, *k)] for k in keys]
-        print(f"{what}: measured {min(meas):.2f}-{max(meas):.2f} (geometric mean "
-              f"{math.exp(np.mean(np.log(meas))):.2f}), predicted {min(pred):.2f}-{max(pred):.2f} (geometric mean "
-              f"{math.exp(np.mean(np.log(pred))):.2f})")
+def installed(rows: list[Row]) -> list[tuple]:
+    """The product's priors (prior_basis: what every endpoint uses), with their installed ranges, in sample."""
+    out = []
+    for r in rows:
+        if r.metric not in SCORED:
+            continue
+        p, _ = prior_basis(GPUS[r.gpu], r.weight_dtype)
+        a, e, b = (predict(r, p, end) for end in ("pessimistic", "expected", "optimistic"))
+        out.append((r, min(a, b), e, max(a, b)))
+    return out
+
+
+def gpu_ratios(rows: list[Row], results: list[tuple]) -> None:
+    """Measured vs predicted GPU-to-GPU ratios on the same setup and lengths, each predicted ratio taken apart into
+    the batch memory allows, the decode step (HBM bandwidth, peak compute) and the prefill cost."""
+    expected = {(r.model, r.gpu, r.tp, r.weight_dtype, r.isl, r.osl): e for r, _, e, *_ in results}
+    measured = {(r.model, r.gpu, r.tp, r.weight_dtype, r.isl, r.osl): r for r in rows}
+    pairs = (("h200", "h100-sxm", "fp8"), ("b200", "h200", "fp8"), ("b200", "h200", "fp4"))
+    for fast, slow, dtype in pairs:
+        keys = sorted({(m, tp, wd, isl, osl) for (m, g, tp, wd, isl, osl) in measured if g == fast
+                       and (m, slow, tp, wd, isl, osl) in measured and compute_dtype(GPUS[fast], wd) == dtype})
+        if not keys:
+            gf, gs = GPUS[fast], GPUS[slow]
+            print(f"{fast}/{slow} {dtype.upper()}: no measured pair; bandwidth {gf.hbm_bandwidth_bytes_per_s / gs.hbm_bandwidth_bytes_per_s:.2f}x, "
+                  f"peak {gf.peak_flops(dtype) / gs.peak_flops(dtype if dtype != 'fp4' else 'fp8'):.2f}x, "
+                  f"memory {gf.memory_bytes / gs.memory_bytes:.2f}x")
+            continue
+        meas, pred = [], []
+        for m, tp, wd, isl, osl in keys:
+            a, b = measured[(m, fast, tp, wd, isl, osl)], measured[(m, slow, tp, wd, isl, osl)]
+            meas.append(a.measured / b.measured)
+            pred.append(expected.get((m, fast, tp, wd, isl, osl), float("nan")) /
+                        expected.get((m, slow, tp, wd, isl, osl), float("nan")))
+        print(f"{fast}/{slow} {dtype.upper()} ({len(keys)} pairs): measured {min(meas):.2f}-{max(meas):.2f} "
+              f"(geometric mean {math.exp(np.mean(np.log(meas))):.2f}), predicted geometric mean "
+              f"{math.exp(np.nanmean(np.log(pred))):.2f}")
+        # a long-output row, where decode dominates and the GPUs differ most
+        m, tp, wd, isl, osl = max(keys, key=lambda k: (k[4] >= 1000, k[3] <= 1000, k[4], -k[3]))
+        parts = []
+        for g in (fast, slow):
+            r = measured[(m, g, tp, wd, isl, osl)]
+            p, _ = prior_basis(GPUS[g], wd)
+            b = decode_batch(r)
+            dec = step_time(MODELS[m], GPUS[g], batch=b, context_tokens=isl + osl / 2, tp=tp, weight_dtype=wd,
+                            kv_dtype=r.kv_dtype, priors=p)
+            c_p = prefill_cost_per_token(prefill_step(MODELS[m], GPUS[g], isl, tp=tp, weight_dtype=wd,
+                                                     kv_dtype=r.kv_dtype, priors=p))[0]
+            parts.append((b, float(dec.step_time_s), c_p, str(dec.bound)))
+        (b1, t1, c1, k1), (b2, t2, c2, k2) = parts
+        print(f"  derivation at {m} TP{tp} {isl:.0f}/{osl:.0f}: batch {b1:,.0f} vs {b2:,.0f} ({b1 / b2:.2f}x, KV memory),"
+              f" decode step {t1 * 1e3:.2f} vs {t2 * 1e3:.2f} ms ({k1} vs {k2}-bound; per sequence "
+              f"{(b1 / t1) / (b2 / t2):.2f}x), prefill {c2 / c1:.2f}x faster per token "
+              f"(bandwidth {GPUS[fast].hbm_bandwidth_bytes_per_s / GPUS[slow].hbm_bandwidth_bytes_per_s:.2f}x, peak "
+              f"{GPUS[fast].peak_flops(wd) / GPUS[slow].peak_flops(wd):.2f}x)")
 
 
 def main() -> None:
     rows = load_rows()
-    gpus = load_gpus()
-    loo = leave_one_out(rows)
-    print(f"{'setup':<30} {'ISL/OSL':>11} {'measured':>9} {'low':>9} {'expected':>9} {'high':>9}  inside?")
-    for r, lo, e, hi in loo:
-        print(f"{r.setup:<30} {f'{r.isl}/{r.osl}':>11} {r.measured:>9,.0f} {lo:>9,.0f} {e:>9,.0f} {hi:>9,.0f}  "
-              f"{'yes' if lo <= r.measured <= hi else 'no'}")
-    for family in sorted({r.family for r in rows}):
-        best, train = fit_family([r for r in rows if r.family == family])
-        lo, hi = (float(np.percentile(train, q)) for q in COVER)
-        implied = ", ".join(f"{name} {b * lo:.3f} / {b:.4g} / {b * hi:.3f}" for name, b in zip(FACTORS, best,
-                                                                                              strict=True))
-        print(f"fitted on all {len(train)} {family} rows: {implied} (low / expected / high, measured/predicted "
-              f"{lo:.3f}-{hi:.3f})")
-    summary(loo, "leave-one-out, fitted per GPU family and phase")
-    summary(leave_one_out(rows, whole_setup=True), "leave-one-setup-out (stricter: no other length of the same setup "
-                                                   "in training)")
-    product = scored(rows, lambda slug: priors_for(gpus[slug]))
-    summary(product, "product defaults (roofline.priors_for, fitted on all rows: in-sample)")
-    summary(scored(rows, lambda slug: PRIORS), f"hand-set priors (MFU {PRIORS.mfu.low}-{PRIORS.mfu.high}, MBU "
-                                               f"{PRIORS.mbu.low}-{PRIORS.mbu.high})")
-    print("GPU ratios (leave-one-out expected values):")
-    ratios(rows, loo)
-    print("GPU ratios (product defaults, expected):")
-    ratios(rows, product)
-    print("GPU ratios (hand-set priors, expected):")
-    ratios(rows, scored(rows, lambda slug: PRIORS))
+    publishers = sorted({r.publisher for r in rows})
+    print(f"{len(rows)} rows from {len(publishers)} publishers ({', '.join(publishers)}); "
+          f"{sum(r.metric not in SCORED for r in rows)} TTFT rows listed only")
+    print("Leave-one-source-out (fit on the other publishers, through the endpoints' steady-state model):")
+    loso = leave_one_source_out(rows)
+    print(f"{'publisher':<16} {'setup':<44} {'ISL/OSL':>11} {'metric':<20} {'measured':>10} {'low':>10} "
+          f"{'expected':>10} {'high':>10}  inside  priors")
+    for r, lo, e, hi, f in loso:
+        print(f"{r.publisher:<16} {r.setup[:44]:<44} {f'{r.isl:.0f}/{r.osl:.0f}':>11} {r.metric:<20} "
+              f"{r.measured:>10,.1f} {lo:>10,.1f} {e:>10,.1f} {hi:>10,.1f}  {'yes' if lo <= r.measured <= hi else 'no':<6}"
+              f"  {f.basis if f else 'hand-set PRIORS'}")
+    summary(loso, "leave-one-source-out, all held-out rows")
+    for key in sorted({r.group for r, *_ in loso}):
+        summary([x for x in loso if x[0].group == key], f"  {key[0] or 'unfitted family'} {key[1]}")
+    for publisher in publishers:
+        summary([x for x in loso if x[0].publisher == publisher], f"  held out {publisher}")
+    product = installed(rows)
+    summary(product, "installed priors (roofline.prior_basis, what the endpoints use), in sample")
+    print("Fit on all rows, per family and compute dtype (the values to install in roofline.FITTED_PRIORS):")
+    for key, f in sorted(fits_on(rows).items()):
+        implied = ", ".join(f"{k} {getattr(f.priors, k).expected * f.low:.3f} / {getattr(f.priors, k).expected:.4g} / "
+                            f"{getattr(f.priors, k).expected * f.high:.3f}" for k in FACTORS)
+        print(f"  {key[0]} {key[1]} ({f.basis}): {implied} (low / expected / high; measured/predicted "
+              f"{f.low:.3f}-{f.high:.3f})")
+    print("GPU ratios (installed priors, expected), each with its derivation:")
+    gpu_ratios(rows, product)
 
 
 if __name__ == "__main__":
