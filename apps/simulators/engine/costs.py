@@ -23,7 +23,8 @@ so one step costs a few numpy reductions over the batch instead of a call to the
 model. With every sequence alike it reproduces `roofline.step_time` exactly (tested).
 The efficiency factors are the roofline priors' *expected* values, the GPU family's by default
 (roofline.priors_for: fitted for Hopper and Blackwell, hand-set for other GPUs), collective efficiency 0.70,
-150 µs per step, 4 µs per request.
+150 µs per step, 4 µs per request, plus the kernel launches of every layer in eager mode (cuda_graphs False,
+vLLM's enforce_eager; modeling/step_overhead.py).
 The per-step and per-request CPU overheads dominate small models at small batch.
 
 Parallelism (modeling/parallel.py): the engine simulates one deployment of TP · PP · DP GPUs whose DP ranks share
@@ -47,6 +48,7 @@ from ..modeling.memory import expert_weight_bytes, weight_bytes
 from ..modeling.parallel import GPUS_PER_NODE, SCALE_OUT_BANDWIDTH_BYTES_PER_S, Parallelism, spread_time
 from ..modeling.roofline import DEFAULT_LINK_LATENCY_S, EfficiencyPriors, expected_distinct_experts, priors_for
 from ..modeling.specs import GPUSpec, ModelSpec, count_params, dtype_bytes
+from ..modeling.step_overhead import step_overhead
 
 # A step-cost function: (new tokens per scheduled sequence, context before the step) -> seconds.
 StepCostFn = Callable[[np.ndarray, np.ndarray], float]
@@ -132,9 +134,11 @@ def roofline_step_cost(
     priors: EfficiencyPriors | None = None,
     link_latency_s: float = DEFAULT_LINK_LATENCY_S,
     par: Parallelism | None = None,
+    cuda_graphs: bool = True,
 ) -> RooflineStepCost:
     """Coefficients of the roofline step time (same terms as roofline._work/_times); `priors`: the GPU family's by
-    default."""
+    default; `cuda_graphs` False (vLLM's enforce_eager) adds the eager kernel launches to every step
+    (modeling/step_overhead.py)."""
     priors = priors or priors_for(gpu, weight_dtype)
     m = model
     par = par or Parallelism(tp=tp)
@@ -152,6 +156,7 @@ def roofline_step_cost(
     dense = weight_bytes(m, weight_dtype) - table - expert_weight_bytes(m, weight_dtype)
     moe_each = m.num_moe_layers * p.expert_params_each * b_w / par.expert_shards if m.is_moe else 0.0
     local = m.num_sliding_layers
+    fixed = step_overhead(priors, m.num_layers, cuda_graphs=cuda_graphs)
     link_bw = gpu.interconnect_bandwidth_bytes_per_s / 2.0
     eff = priors.comm_efficiency.expected
     comm_tok = comm_fix = 0.0
@@ -184,8 +189,8 @@ def roofline_step_cost(
         memory_rate=gpu.hbm_bandwidth_bytes_per_s * priors.mbu.expected,
         comm_per_token_s=comm_tok,
         comm_fixed_s=comm_fix,
-        step_overhead_s=priors.step_overhead_s.expected,
-        request_overhead_s=priors.per_request_overhead_s.expected,
+        step_overhead_s=fixed.cpu_step_s + fixed.launch_s,
+        request_overhead_s=fixed.per_request_s,
         global_layers=m.num_layers - local,
         local_layers=local,
         window=int(m.sliding_window or 0),

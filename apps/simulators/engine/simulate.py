@@ -49,6 +49,7 @@ class ServingSetup:
     expert_parallel: int = 1
     long_prefill_token_threshold: int = 0
     scheduler_reserve_full_isl: bool = True
+    cuda_graphs: bool = True   # False: vLLM's enforce_eager, kernel launches added to every step (step_overhead.py)
 
     @property
     def parallel(self) -> Parallelism:
@@ -125,7 +126,7 @@ def simulate(
                           long_prefill_token_threshold=setup.long_prefill_token_threshold,
                           scheduler_reserve_full_isl=setup.scheduler_reserve_full_isl)
     cost = roofline_step_cost(setup.model, setup.gpu, tp=setup.tensor_parallel, weight_dtype=setup.weight_dtype,
-                              kv_dtype=setup.kv_dtype, par=setup.parallel)
+                              kv_dtype=setup.kv_dtype, par=setup.parallel, cuda_graphs=setup.cuda_graphs)
     w = workload
     transfer_area = 0.0
     pools: dict[str, list] = {}

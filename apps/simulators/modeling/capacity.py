@@ -82,6 +82,7 @@ def plan_capacity(
     pp: int = 1,
     dp: int = 1,
     ep: int = 1,
+    cuda_graphs: bool = True,
 ) -> CapacityResult:
     """GPUs, replicas, TP and cost to serve `requests_per_s` within the TTFT/TPOT SLOs."""
     rps = float(positive("requests_per_s", requests_per_s, 1e7))
@@ -103,7 +104,8 @@ def plan_capacity(
     options = [tp] if tp else [t for t in TP_CHOICES if tp_is_valid(model, t)]
     args = dict(prompt=prompt, output=output, ttft=float(ttft_p99_s), tpot=float(tpot_s), rps=rps,
                 weight_dtype=weight_dtype, kv_dtype=kv_dtype, util=gpu_memory_utilization,
-                max_rho=float(max_utilization), priors=priors, pp=pp, dp=dp, expert_parallel=ep > 1)
+                max_rho=float(max_utilization), priors=priors, pp=pp, dp=dp, expert_parallel=ep > 1,
+                cuda_graphs=cuda_graphs)
     plans = [_replica_plan(model, gpu, t, **args) for t in options]
     feasible = [p for p in plans if p["feasible"]]
     if not feasible:
@@ -116,7 +118,7 @@ def plan_capacity(
 
 
 def _replica_plan(model, gpu, tp, *, prompt, output, ttft, tpot, rps, weight_dtype, kv_dtype, util, max_rho, priors,
-                  pp, dp, expert_parallel):
+                  pp, dp, expert_parallel, cuda_graphs=True):
     layout = dict(pp=pp, dp=dp, ep=tp * dp if expert_parallel else 1)
     gpus_per_replica = tp * pp * dp
     mem = fit(model, gpu, context_tokens=prompt + output, tp=tp, weight_dtype=weight_dtype,
@@ -125,7 +127,7 @@ def _replica_plan(model, gpu, tp, *, prompt, output, ttft, tpot, rps, weight_dty
     if max_b < 1:
         return {"feasible": False, "tp": tp, "limit": "memory",
                 "reason": f"TP={tp}: weights leave no room for one sequence's KV cache"}
-    common = dict(tp=tp, weight_dtype=weight_dtype, kv_dtype=kv_dtype, priors=priors, **layout)
+    common = dict(tp=tp, weight_dtype=weight_dtype, kv_dtype=kv_dtype, priors=priors, cuda_graphs=cuda_graphs, **layout)
     batches = np.arange(1, max_b + 1, dtype=float)
     dec = step_time(model, gpu, batch=batches, context_tokens=prompt + output / 2, **common)
     pre = step_time(model, gpu, batch=1, context_tokens=0, new_tokens=prompt, **common)

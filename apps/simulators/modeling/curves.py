@@ -59,6 +59,7 @@ def throughput_latency_curve(
     gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION,
     max_num_seqs: int = 1024,
     priors: EfficiencyPriors | None = None,
+    cuda_graphs: bool = True,
 ) -> CurveResult:
     """Decode TPOT and throughput for batch sizes 1, 2, 4, … up to what memory allows."""
     prompt = float(positive("prompt_tokens", prompt_tokens, MAX_CONTEXT_TOKENS))
@@ -73,7 +74,8 @@ def throughput_latency_curve(
                            0, tp, "Not even one sequence fits: the weights leave no room for its KV cache.",
                            mem.derivation)
     batches = np.unique(np.append(2 ** np.arange(int(np.log2(max_batch)) + 1), max_batch)).astype(float)
-    common: dict[str, Any] = dict(tp=tp, weight_dtype=weight_dtype, kv_dtype=kv_dtype, priors=priors)
+    common: dict[str, Any] = dict(tp=tp, weight_dtype=weight_dtype, kv_dtype=kv_dtype, priors=priors,
+                                  cuda_graphs=cuda_graphs)
     r = step_time(model, gpu, batch=batches, context_tokens=prompt + output / 2.0, new_tokens=1, **common)
     pf = prefill_step(model, gpu, prompt, **common)
     c_p, c_fast, c_slow = prefill_cost_per_token(pf)

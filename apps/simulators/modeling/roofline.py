@@ -16,7 +16,7 @@ Communication: Megatron TP does 2 all-reduces per layer of T · h · B bytes; ri
   2(N−1)/N · M / (BW_link · eff) + 2(N−1)·α with BW_link = one direction of the
   datasheet NVLink/PCIe total.
 step = max(t_compute, t_memory) + t_comm + t_overhead  (comm is on the critical path in
-  vLLM TP; overhead = per-step + per-request CPU/launch cost).
+  vLLM TP; overhead = per-step + per-request CPU cost, + kernel launches per layer in eager mode: step_overhead.py).
 Parallelism (parallel.py), for one DP rank's batch: non-expert FLOPs and bytes ÷ TP; the routed experts of a MoE
   layer see the tokens of all DP ranks (T_g = DP · T) spread over TP · DP GPUs, so expert FLOPs per GPU =
   2 · (routed active params) · T_g / (TP · DP) × the busiest EP rank's imbalance (moe.ep_rank_imbalance; 1 without
@@ -49,6 +49,8 @@ from .memory import expert_weight_bytes, weight_bytes
 from .moe import ep_rank_imbalance
 from .parallel import GPUS_PER_NODE, SCALE_OUT_BANDWIDTH_BYTES_PER_S, Parallelism, parallelism, spread_time
 from .specs import GPUSpec, ModelSpec, count_params, dtype_bytes
+from .step_overhead import StepOverhead, step_overhead
+from .step_overhead import describe as describe_overhead
 
 
 @dataclass(frozen=True)
@@ -261,11 +263,13 @@ def step_time(
     dp: int = 1,
     ep: int = 1,
     expert_routing_skew: float = 0.0,
+    cuda_graphs: bool = True,
 ) -> StepResult:
     """Time of one engine step for `batch` sequences (per DP rank) with `context_tokens` cached each and
     `new_tokens` processed each (decode: 1; prefill: the prompt or chunk). Vectorized. `expert_routing_skew` is the
     Zipf exponent of expert popularity (moe.py; 0 = uniform routing). `priors`: the GPU family's by default
-    (priors_for)."""
+    (priors_for). `cuda_graphs`: False is vLLM's enforce_eager, whose kernel launches add to every step
+    (step_overhead.py)."""
     chosen, basis = prior_basis(gpu, weight_dtype)
     priors = priors or chosen
     b = positive("batch", batch, MAX_BATCH)
@@ -281,10 +285,11 @@ def step_time(
     peak = gpu.peak_flops(weight_dtype)
     bw = gpu.hbm_bandwidth_bytes_per_s
     link_bw = gpu.interconnect_bandwidth_bytes_per_s / 2.0
-    times = {
-        key: _times(w, peak, bw, link_bw, link_latency_s, par, b, model, *sel)
-        for key, sel in _prior_picks(priors).items()
-    }
+    times = {}
+    for key, sel in _prior_picks(priors).items():  # the fixed per-step cost from step_overhead.py, in place of the
+        mfu_, decode_mfu_, mbu_, kvbu_, eff_ = sel[:5]  # picks' two overhead priors
+        times[key] = _times(w, peak, bw, link_bw, link_latency_s, par, b, model, mfu_, decode_mfu_, mbu_, kvbu_, eff_,
+                            step_overhead(priors, model.num_layers, cuda_graphs=cuda_graphs, case=key))
     t_c, t_m, t_x, t_o, step, a2a = times["expected"]
     fast, slow = times["optimistic"][4], times["pessimistic"][4]
     tokens = b * n
@@ -328,7 +333,8 @@ def step_time(
         parallel=par,
     )
     note = _note(result, model, gpu, int(tp), bound_idx)
-    derivation = _derivation(model, gpu, w, peak, bw, b, ctx, n, par, result, priors, weight_dtype)
+    derivation = (_derivation(model, gpu, w, peak, bw, b, ctx, n, par, result, priors, weight_dtype)
+                  + f" Overhead: {describe_overhead(priors, model.num_layers, cuda_graphs)}.")
     return _replace(result, note=note, derivation=derivation)
 
 
@@ -401,8 +407,8 @@ def _prior_picks(pr: EfficiencyPriors) -> dict:
     }
 
 
-def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, decode_mfu, mbu, kvbu, eff, step_oh,
-           req_oh):
+def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, decode_mfu, mbu, kvbu, eff,
+           overhead: StepOverhead):
     tp, layers = par.tp, model.num_layers
     mfu = np.where(w["decode"], decode_mfu, mfu)  # a step of one new token per sequence is a decode step
     t_c = par.pp * w["flops_gpu"] / (peak * mfu)  # the stages run one after another
@@ -415,7 +421,7 @@ def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, decode_
     a2a = 2.0 * model.num_moe_layers * spread_time(w["moe_bytes"], w["moe_group"], link_bw, eff, alpha)
     stage_bw = link_bw if par.gpus <= GPUS_PER_NODE else SCALE_OUT_BANDWIDTH_BYTES_PER_S
     t_x = t_x + a2a + (par.pp - 1) * (w["msg_bytes"] / (stage_bw * eff) + alpha)
-    t_o = step_oh + req_oh * b
+    t_o = overhead.total(b)  # engine-loop CPU + per-request + (eager) kernel launches, step_overhead.py
     return t_c, t_m, t_x, t_o, np.maximum(t_c, t_m) + t_x + t_o, a2a
 
 
