@@ -33,12 +33,20 @@ launches, so there it is an upper bound.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:  # roofline imports this module
-    from .roofline import EfficiencyPriors
+
+class EfficiencyPriors(Protocol):
+    """The two fixed-cost priors this module reads (roofline.EfficiencyPriors has them; roofline imports this
+    module, so it is not imported back)."""
+
+    @property
+    def step_overhead_s(self) -> Any: ...
+
+    @property
+    def per_request_overhead_s(self) -> Any: ...
 
 
 @dataclass(frozen=True)

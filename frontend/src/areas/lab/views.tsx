@@ -74,7 +74,7 @@ export function CurveView({ curve, highlight }: { curve: SimulatorResults["throu
       series={[
         { label: "expected", color: C.decode, points: pts.map((p) => [p.tpot_seconds, p.tokens_per_s]) },
         { label: "pessimistic", color: C.waste, dashed: true, points: pts.map((p) => [p.tpot_seconds_range[1], p.tokens_per_s_range[0]]) },
-        { label: "decode step only", color: C.memory, dashed: true, points: pts.map((p) => [p.decode_step_seconds, p.batch_size / p.decode_step_seconds]) },
+        { label: "decode step only", color: C.decode, dashed: true, points: pts.map((p) => [p.decode_step_seconds, p.batch_size / p.decode_step_seconds]) },
       ]}
       markers={near ? [{ label: `batch ${near.batch_size}`, x: near.tpot_seconds, y: near.tokens_per_s, color: C.tokens }] : []}
     />
