@@ -170,6 +170,16 @@ def point_compute(*, user, request: dict, grid_values: dict) -> tuple[dict, bool
         "usd_per_million_tokens": r["cost"]["usd_per_million_output_tokens"],
         "longest_request_tokens": _longest(params),
     }
+    d = params.get("disaggregation")
+    if d:  # the engine's P/D figures: each pool's size and how busy it was, and the KV transfer between them
+        busy = [x["busy_fraction"] for x in r["replicas"]]
+        n = d["prefill_replicas"]
+        metrics["pools"] = {
+            "prefill": {"replicas": n, "busy_fraction": sum(busy[:n]) / n},
+            "decode": {"replicas": d["decode_replicas"],
+                       "busy_fraction": sum(busy[n:]) / max(len(busy) - n, 1)}}
+        if "kv_transfer_s" in r:
+            metrics["kv_transfer_s"] = r["kv_transfer_s"]
     meets = (r["ttft_s"]["p99"] <= slo.get("ttft_s", SLO.ttft_s) and r["tpot_s"]["p99"] <= slo.get("tpot_s", SLO.tpot_s)
              and r["completed"] == r["num_requests"])
     return metrics, bool(meets)

@@ -40,6 +40,16 @@ broker restart) and sends their unfinished chunks again — harmless, a chunk is
 SWEEP_MAX_REQUEUES times in a row; then the job is failed with the reason. So a stalled sweep is re-sent or
 failed within about a minute and a half, and no job stays running forever.
 A point meets the SLO when its p99 TTFT and p99 TPOT are within the SLO.
+
+Disaggregated layouts and budgets. A grid with prefill_replicas/decode_replicas also holds P/D layouts (grid.py's
+docstring); each is simulated by the engine's P/D cluster simulation, never priced by the screen (it models one
+colocated replica pool): in a two-stage sweep every P/D point within the budgets is simulated, besides the screen's
+colocated candidates, and the cost estimate counts them (a P/D point's step bound: its prompts through the prefill
+pool's budget, then its outputs through the decode pool). Budgets (max_gpus, max_usd_per_hour) and the 16-replica
+limit of a P/D layout are checked before anything runs (point_exclusion): such a point is never screened nor
+simulated; the screen's summary counts them ("excluded"), and where the whole grid is simulated they are stored as
+infeasible points with the reason. The frontier and the recommendation hence respect the budgets; the
+recommendation compares the best colocated and the best disaggregated layout and says why the winner wins.
 """
 
 from __future__ import annotations
@@ -66,6 +76,8 @@ from apps.simulators.engine.grid import (
     grid_point,
     grid_points,
     grid_size,
+    is_disaggregated,
+    layout_gpus,
     pareto_frontier,
     point_params,
     select_candidates,
@@ -114,30 +126,81 @@ class BacklogFull(Unavailable):
 
 # Cost estimate -------------------------------------------------------------------------------------------------
 
-def sweep_cost(request: dict, indices: list[int] | None = None) -> dict:
+def sweep_cost(request: dict, indices: list[int] | None = None, excluded: dict | None = None) -> dict:
     """Estimated worker CPU seconds of a validated sweep request, with the figures it comes from: the grid points
     `indices` are simulated (all of them when None) and, in a two-stage sweep, every point is screened.
 
     Per simulated point, the engine-step lower bound of simulation.workload_check: every step emits at most max_num_seqs
     output tokens, a request's outputs take one step each, and (without prefix caching or static batching) a step
-    schedules at most max_num_batched_tokens tokens. Summed over replicas the bound holds too."""
+    schedules at most max_num_batched_tokens tokens. Summed over replicas the bound holds too. A P/D point: its
+    prompts' steps in the prefill pool plus its outputs' (all but the first token) in the decode pool. A point in
+    `excluded` (grid index → reason) is stored without running: POINT_S only."""
     w = workload_build(workload=request["workload"], seed=request.get("seed", 0))
     out = w.output_tokens
     out_sum, out_max = int(out.sum()), int(out.max())
     scheduled = int((w.prompt_tokens + out - 1).sum())
     requests = len(out)
     grid = request["grid"]
-    points = [grid_point(grid, i) for i in indices] if indices is not None else grid_points(grid)
+    excluded = excluded or {}
+    chosen = indices if indices is not None else range(grid_size(grid))
+    points = [grid_point(grid, i) for i in chosen if i not in excluded]
+    prompts = int(w.prompt_tokens.sum())
     steps = 0
     for values in points:
         p = point_params(request, values)
-        s = max(out_max, -(-out_sum // p.get("max_num_seqs", 256)))
-        if not p.get("prefix_caching") and not p.get("static_batching"):
-            s = max(s, -(-scheduled // p.get("max_num_batched_tokens", 8192)))
+        seqs, budget = p.get("max_num_seqs", 256), p.get("max_num_batched_tokens", 8192)
+        if p.get("disaggregation"):
+            s = -(-prompts // budget) + max(out_max - 1, -(-(out_sum - requests) // seqs))
+        else:
+            s = max(out_max, -(-out_sum // seqs))
+            if not p.get("prefix_caching") and not p.get("static_batching"):
+                s = max(s, -(-scheduled // budget))
         steps += s
-    screened = grid_size(grid) if indices is not None else 0
-    cpu = len(points) * (POINT_S + REQUEST_S * requests) + STEP_S * steps + SCREEN_POINT_S * screened
-    return {"points": len(points), "screened": screened, "requests": requests, "steps": steps, "cpu_s": cpu}
+    total = len(chosen)
+    screened = grid_size(grid) - len(excluded) if indices is not None else 0
+    cpu = total * POINT_S + len(points) * REQUEST_S * requests + STEP_S * steps + SCREEN_POINT_S * screened
+    return {"points": total, "screened": screened, "requests": requests, "steps": steps, "cpu_s": cpu}
+
+
+def point_exclusion(user, request: dict, values: dict, gpus: dict | None = None) -> str | None:
+    """Why a grid point is not run at all ("field: reason"), or None: a P/D layout of more than 16 replicas, or a
+    deployment over the sweep's max_gpus or max_usd_per_hour. `gpus` caches GPU specs by slug."""
+    p = point_params(request, values)
+    d = p.get("disaggregation")
+    if d and d["prefill_replicas"] + d["decode_replicas"] > 16:
+        return (f"prefill_replicas: {d['prefill_replicas']} prefill + {d['decode_replicas']} decode replicas; "
+                "at most 16 replicas in all")
+    max_gpus, max_usd = request.get("max_gpus"), request.get("max_usd_per_hour")
+    if max_gpus is None and max_usd is None:
+        return None
+    n = layout_gpus(p)
+    words = point_layout_words(p)
+    if max_gpus is not None and n > max_gpus:
+        return f"max_gpus: {words} is {n} GPUs, over the budget of {max_gpus}"
+    if max_usd is not None:
+        cache = gpus if gpus is not None else {}
+        key = p.get("gpu")
+        if key not in cache:
+            cache[key] = catalog.request_gpu(user, p)
+        usd = n * cache[key].price_per_hour_usd
+        if usd > max_usd:
+            return (f"max_usd_per_hour: {words} costs ${usd:,.2f}/h ({n} × {cache[key].name} at "
+                    f"${cache[key].price_per_hour_usd:,.2f}/h), over the budget of ${max_usd:,.2f}/h")
+    return None
+
+
+def excluded_points(user, request: dict) -> dict[int, str]:
+    """Grid index → point_exclusion's reason, for every point not to be run."""
+    grid = request["grid"]
+    if request.get("max_gpus") is None and request.get("max_usd_per_hour") is None and "prefill_replicas" not in grid:
+        return {}
+    gpus: dict = {}
+    out = {}
+    for i, values in enumerate(grid_points(grid)):
+        reason = point_exclusion(user, request, values, gpus)
+        if reason:
+            out[i] = reason
+    return out
 
 
 def _remaining_s(jobs) -> float:
@@ -189,8 +252,9 @@ def sweep_job_create(*, user, request: dict) -> SweepJob:
     catalog.request_model(user, request)  # an unknown or hidden slug is refused now, not at every point
     if "gpu" not in request["grid"]:
         catalog.request_gpu(user, request)
-    screen = sweep_screen(user, request)
-    cost = sweep_cost(request, screen.get("candidates"))
+    excluded = excluded_points(user, request)
+    screen = sweep_screen(user, request, excluded)
+    cost = sweep_cost(request, screen.get("candidates"), excluded)
     _check_budgets(user, cost)
     ensure_broker_available()
     total = cost["points"]
@@ -202,26 +266,42 @@ def sweep_job_create(*, user, request: dict) -> SweepJob:
     return job
 
 
-def sweep_screen(user, request: dict) -> dict:
+def sweep_screen(user, request: dict, excluded: dict | None = None) -> dict:
     """Stage one: the screen's summary, with the candidates (grid indices, ascending) and their screen figures;
-    {"mode": "exhaustive", ...} without candidates when every point is to be simulated."""
+    {"mode": "exhaustive", ...} without candidates when every point is to be simulated. Points in `excluded` are
+    neither screened nor simulated (counted under "excluded", with an example reason); P/D points within the budgets
+    are all simulated, unscreened (counted under "disaggregated")."""
     total = grid_size(request["grid"])
+    excluded = excluded or {}
+    grid_all = grid_points(request["grid"])
+    pd = [i for i, values in enumerate(grid_all) if is_disaggregated(values) and i not in excluded]
+    extra = {"disaggregated": len(pd)} if "prefill_replicas" in request["grid"] else {}
+    if excluded:
+        extra |= {"excluded": len(excluded), "excluded_example": next(iter(excluded.values()))}
     if request.get("mode", "two_stage") == "exhaustive" or total <= MIN_SIMULATED:
-        return {"mode": "exhaustive", "grid_points": total, "simulated": total}
+        return {"mode": "exhaustive", "grid_points": total, "simulated": total - len(excluded), **extra}
     start = timezone.now()
     model = catalog.request_model(user, request)
     gpus = ({g: catalog.gpu_spec(user=user, slug=g) for g in request["grid"]["gpu"]} if "gpu" in request["grid"]
             else {request.get("gpu"): catalog.request_gpu(user, request)})
-    points = [point_params(request, values) for values in grid_points(request["grid"])]
-    w = workload_build(workload=request["workload"], seed=request.get("seed", 0))
-    slo = SLO(**request.get("slo", {}))
-    screen = screen_points(model, gpus, points, w, slo)
-    keep, cap = simulated_bounds(total)
-    candidates = select_candidates(screen, slo.ttft_s, slo.tpot_s, keep=keep, cap=cap)
-    return {"mode": "two_stage", "grid_points": total, "feasible": int(screen.feasible.sum()),
-            "meets_slo": int(screen.meets_slo.sum()), "simulated": len(candidates),
-            "seconds": round((timezone.now() - start).total_seconds(), 3), "candidates": candidates,
-            "points": {str(i): screen.point(i) for i in candidates}}
+    colocated = [i for i, values in enumerate(grid_all) if not is_disaggregated(values) and i not in excluded]
+    summary: dict = {"feasible": 0, "meets_slo": 0}
+    candidates: list[int] = []
+    figures: dict = {}
+    if colocated:
+        points = [point_params(request, grid_all[i]) for i in colocated]
+        w = workload_build(workload=request["workload"], seed=request.get("seed", 0))
+        slo = SLO(**request.get("slo", {}))
+        screen = screen_points(model, gpus, points, w, slo)
+        keep, cap = simulated_bounds(len(colocated))
+        chosen = select_candidates(screen, slo.ttft_s, slo.tpot_s, keep=keep, cap=cap)
+        candidates = [colocated[j] for j in chosen]
+        figures = {str(colocated[j]): screen.point(j) for j in chosen}
+        summary = {"feasible": int(screen.feasible.sum()), "meets_slo": int(screen.meets_slo.sum())}
+    candidates = sorted(candidates + pd)
+    return {"mode": "two_stage", "grid_points": total, **summary, "simulated": len(candidates),
+            "seconds": round((timezone.now() - start).total_seconds(), 3), **extra, "candidates": candidates,
+            "points": figures}
 
 
 def chunk_indices(job: SweepJob, chunk: int) -> list[int]:
@@ -372,7 +452,11 @@ def sweep_chunk_run(*, job_id, chunk: int) -> int:
         if _beat(job_id, timezone.now()) not in ACTIVE:
             return 0
         values = grid_point(job.request["grid"], index)
-        metrics, meets = point_compute(user=job.user, request=job.request, grid_values=values)
+        reason = point_exclusion(job.user, job.request, values)
+        if reason:  # a budget or the replica limit: stored with the reason, never simulated
+            metrics, meets = {"feasible": False, "error": reason, "excluded": True}, False
+        else:
+            metrics, meets = point_compute(user=job.user, request=job.request, grid_values=values)
         if str(index) in screened:
             metrics["screen"] = screened[str(index)]
         rows.append(SweepPoint(job_id=job_id, index=index, params=values, metrics=metrics, meets_slo=meets))
@@ -401,8 +485,9 @@ def sweep_finalize(*, job: SweepJob) -> None:
     rows = list(job.points.values_list("index", "params", "metrics", "meets_slo"))
     good = [{"index": i, "params": params, "metrics": m} for i, params, m, meets in rows if meets]
     frontier = pareto_frontier(good)
-    job.pareto = [_frontier_point(p) for p in frontier]
-    job.recommendation = _recommend(job.user, job.request, frontier[0]) if frontier else None
+    job.pareto = [_frontier_point(job.request, p) for p in frontier]
+    compared = _compare_layouts(job.request, rows) if "prefill_replicas" in job.request["grid"] else None
+    job.recommendation = _recommend(job.user, job.request, frontier[0], compared) if frontier else None
     if job.screen.get("mode") == "two_stage":
         both = [(m["screen"].get("meets_slo", False), meets) for _, _, m, meets in rows if "screen" in m]
         job.screen = {**job.screen, "agreement": {
@@ -413,17 +498,67 @@ def sweep_finalize(*, job: SweepJob) -> None:
     job.save(update_fields=["pareto", "recommendation", "screen", "status", "finished_at"])
 
 
-def _frontier_point(p: dict) -> dict:
+def _frontier_point(request: dict, p: dict) -> dict:
     m = p["metrics"]
+    params = point_params(request, p["params"])
     point = {"index": p["index"], "usd_per_million_tokens": m["usd_per_million_tokens"],
              "ttft_p99_s": m["ttft_s"]["p99"], "tpot_p99_s": m["tpot_s"]["p99"],
+             "layout": point_layout_words(params), "disaggregated": bool(params.get("disaggregation")),
+             "gpus": m["gpus"],
              "engine": {"simulated": True, "meets_slo": True, "goodput_fraction": m["goodput_fraction"]}}
     if "screen" in m:
         point["screen"] = m["screen"]
     return point
 
 
-def _recommend(user, request: dict, best: dict) -> dict:
+def _compare_layouts(request: dict, rows: list) -> dict:
+    """The best colocated and the best disaggregated simulated point (None where the sweep ran none that was
+    feasible): the cheapest meeting the SLO, else the one nearest to meeting it (least max(p99 TTFT / SLO,
+    p99 TPOT / SLO)), each with the figures that decide and, when it misses, why."""
+    slo = SLO(**request.get("slo", {}))
+    out: dict = {}
+    for kind, wanted in (("colocated", False), ("disaggregated", True)):
+        mine = [(i, params, m, meets) for i, params, m, meets in rows
+                if m.get("feasible") and is_disaggregated(params) == wanted]
+        if not mine:
+            out[kind] = None
+            continue
+        met = [r for r in mine if r[3]]
+        i, values, m, meets = (min(met, key=lambda r: (r[2]["usd_per_million_tokens"], r[2]["ttft_s"]["p99"]))
+                               if met else min(mine, key=lambda r: max(r[2]["ttft_s"]["p99"] / slo.ttft_s,
+                                                                       r[2]["tpot_s"]["p99"] / slo.tpot_s)))
+        params = point_params(request, values)
+        ttft, tpot = m["ttft_s"]["p99"], m["tpot_s"]["p99"]
+        misses = []
+        if ttft > slo.ttft_s:
+            misses.append(f"p99 TTFT {ttft:,.2f} s is over the {slo.ttft_s:g} s SLO"
+                          + (" (its prefill pool queues the prompts)" if wanted else ""))
+        if tpot > slo.tpot_s:
+            misses.append(f"p99 TPOT {tpot * 1e3:,.1f} ms is over the {slo.tpot_s * 1e3:g} ms SLO"
+                          + ("" if wanted else " (prefill interference: its decodes share steps with prompts)"))
+        if not misses and not meets:
+            misses.append("not every request finished")
+        out[kind] = {"index": i, "layout": point_layout_words(params), "gpus": m["gpus"],
+                     "usd_per_hour": m["usd_per_hour"], "usd_per_million_tokens": m["usd_per_million_tokens"],
+                     "ttft_p99_s": ttft, "tpot_p99_s": tpot, "meets_slo": bool(meets),
+                     "why": "; ".join(misses) if misses else
+                     f"meets the SLO at ${m['usd_per_million_tokens']:,.2f} per million output tokens"}
+    return out
+
+
+def _comparison_words(best_disaggregated: bool, compared: dict) -> str:
+    """Why the winning kind of layout wins, against the best of the other kind."""
+    other = compared.get("colocated" if best_disaggregated else "disaggregated")
+    if other is None:
+        return ""
+    kind = "colocated" if best_disaggregated else "disaggregated"
+    if not other["meets_slo"]:
+        return f". The best {kind} layout, {other['layout']}, misses: {other['why']}"
+    return (f". The best {kind} layout, {other['layout']}, meets the SLO too but costs "
+            f"${other['usd_per_million_tokens']:,.2f} per million output tokens")
+
+
+def _recommend(user, request: dict, best: dict, compared: dict | None = None) -> dict:
     params = point_params(request, best["params"])
     model = catalog.request_model(user, params)
     gpu = catalog.request_gpu(user, params)
@@ -441,17 +576,51 @@ def _recommend(user, request: dict, best: dict) -> dict:
         command, flags = serve.command, serve.flags
     except ModelInputError as exc:
         command, flags = "", [{"flag": "", "value": None, "why": exc.message}]
-    replicas = params.get("replicas", 1)
+    d = params.get("disaggregation")
+    replicas = d["prefill_replicas"] + d["decode_replicas"] if d else params.get("replicas", 1)
+    if d and command:  # both pools serve the same model with the same flags, plus a KV connector
+        kv_config = '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'
+        command += f" --kv-transfer-config '{kv_config}'"
+        flags = [*flags, {"flag": "--kv-transfer-config", "value": kv_config, "why": (
+            f"Prefill/decode disaggregation: {d['prefill_replicas']} prefill and {d['decode_replicas']} decode "
+            "instances run this command; the KV cache of each prompt moves from a prefill to a decode instance "
+            f"over {KV_LINK_WORDS[d.get('kv_transfer', 'nvlink')]} (NIXL), and a proxy in front sends each request "
+            "to one of each")}]
+    words = point_layout_words(params)
+    m = best["metrics"]
+    result = {
+        "index": best["index"], "params": best["params"], "metrics": m,
+        "command": command, "flags": flags, "replicas": replicas, "router": params.get("router", "round_robin"),
+        "layout": words, "disaggregated": bool(d),
+        "reason": (f"Cheapest configuration meeting the SLO: ${m['usd_per_million_tokens']:.3f} per "
+                   f"million output tokens at p99 TTFT {m['ttft_s']['p99'] * 1e3:,.0f} ms"
+                   + (f" and p99 TPOT {m['tpot_s']['p99'] * 1e3:,.1f} ms" if compared else "")
+                   + f" on {words} on {gpu.name}"
+                   + (f", behind a {params.get('router', 'round_robin')} router" if replicas > 1 else "")
+                   + (_comparison_words(bool(d), compared) if compared else "")),
+    }
+    if compared is not None:
+        result["compared"] = compared
+    return result
+
+
+KV_LINK_WORDS = {"nvlink": "NVLink inside the node", "rdma": "RDMA between nodes"}
+
+
+def point_layout_words(params: dict) -> str:
+    """One point's deployment with its GPU count: "2 replicas × TP 4 (8 GPUs)", "3 prefill + 1 decode replicas ×
+    TP 2 (8 GPUs, KV over NVLink)". Both pools of a P/D layout have the point's one parallel layout."""
     layout = Parallelism(params.get("tensor_parallel", 1), params.get("pipeline_parallel", 1),
                          params.get("data_parallel", 1), params.get("expert_parallel", 1))
-    return {
-        "index": best["index"], "params": best["params"], "metrics": best["metrics"],
-        "command": command, "flags": flags, "replicas": replicas, "router": params.get("router", "round_robin"),
-        "reason": (f"Cheapest configuration meeting the SLO: ${best['metrics']['usd_per_million_tokens']:.3f} per "
-                   f"million output tokens at p99 TTFT {best['metrics']['ttft_s']['p99'] * 1e3:,.0f} ms on "
-                   f"{layout_words(replicas, layout)} on {gpu.name}"
-                   + (f", behind a {params.get('router', 'round_robin')} router" if replicas > 1 else "")),
-    }
+    n = layout_gpus(params)
+    d = params.get("disaggregation")
+    if d:
+        degrees = layout_words(1, layout).removeprefix("1 replica × ")
+        link = "NVLink" if d.get("kv_transfer", "nvlink") == "nvlink" else "RDMA"
+        return (f"{d['prefill_replicas']} prefill + {d['decode_replicas']} decode replicas × {degrees} "
+                f"({n} GPUs, KV over {link})")
+    words = layout_words(params.get("replicas", 1), layout)
+    return f"{words[:-1]}, {n} in all)" if words.endswith("each)") else f"{words} ({n} GPU{'' if n == 1 else 's'})"
 
 
 def layout_words(replicas: int, layout: Parallelism) -> str:

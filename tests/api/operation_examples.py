@@ -575,7 +575,8 @@ EXAMPLES: dict[str, Example] = {
     "simulators_k8s_manifest_create": _simulator({"model": "meta-llama/Llama-3.1-8B-Instruct", "tp": 2},
                                                  {"tp": 0}),
     "simulators_sweeps_list": Example(bad=Bad(who="anonymous")),
-    "simulators_sweeps_create": Example(body={**SWEEP, "grid": {"max_num_seqs": [8, 16]}},
+    "simulators_sweeps_create": Example(body={**SWEEP, "max_gpus": 2, "grid": {  # 2 colocated + 2 P/D layouts
+        "max_num_seqs": [8, 16], "prefill_replicas": [1], "decode_replicas": [1], "kv_transfer": ["nvlink"]}},
                                         bad=Bad(body={**SWEEP, "grid": {}}, status=400)),
     "simulators_sweeps_retrieve": Example(path=lambda c: {"job_id": c.sweep()},
                                           bad=Bad(path={"job_id": uuid.UUID(int=1)}, status=404)),

@@ -11,7 +11,7 @@ from apps.core.schema import at_least_one, at_most_one, exactly_one, given
 from apps.core.serializers import documented_json
 from apps.simulators import catalog
 from apps.simulators.engine.cluster import ROUTERS
-from apps.simulators.engine.grid import GRID_KEYS, MAX_POINTS, grid_size
+from apps.simulators.engine.grid import GRID_KEYS, KV_LINKS, MAX_POINTS, PD_KEYS, grid_size
 from apps.simulators.engine.workload import (
     ARRIVALS,
     MAX_TOKENS_PER_REQUEST,
@@ -613,12 +613,22 @@ GRID_VALIDATORS = {
     "long_prefill_token_threshold": serializers.IntegerField(min_value=0, max_value=131_072),
     "router": serializers.ChoiceField(choices=ROUTERS),
     "weight_dtype": serializers.ChoiceField(choices=tuple(DTYPE_BYTES)),
+    "prefill_replicas": serializers.IntegerField(min_value=1, max_value=15, help_text=(
+        "Prefill replicas of a disaggregated layout (with decode_replicas): the grid adds P/D points beside its "
+        "colocated ones; both pools run the point's tensor_parallel")),
+    "decode_replicas": serializers.IntegerField(min_value=1, max_value=15, help_text=(
+        "Decode replicas of a disaggregated layout (with prefill_replicas); prefill + decode over 16 is an "
+        "infeasible point with the reason")),
+    "kv_transfer": serializers.ChoiceField(choices=tuple(KV_LINKS), help_text=(
+        "The KV cache's link from prefill to decode, per GPU: nvlink (inside a node: the GPU's NVLink, one "
+        "direction, 450 GB/s on H100/H200) or rdma (across nodes: a 400 Gb/s NIC, 50 GB/s); P/D points only")),
 }
 
 
 MAX_KNOB_VALUES = 100
 WHOLE_NUMBER_KNOBS = ("tensor_parallel", "pipeline_parallel", "data_parallel", "expert_parallel", "replicas",
-                      "max_num_seqs", "max_num_batched_tokens", "long_prefill_token_threshold")
+                      "max_num_seqs", "max_num_batched_tokens", "long_prefill_token_threshold", "prefill_replicas",
+                      "decode_replicas")
 
 
 def knob_fields(wrap) -> dict[str, serializers.Field]:
@@ -648,9 +658,22 @@ class SweepInput(EngineInput):
         "exhaustive: the engine simulates every point (grids of 16 points or fewer always are)"))
     grid = GridField(help_text=f"Knob → list of values; knobs: {', '.join(GRID_KEYS)}; at most {MAX_POINTS:,} points. "
                                "A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × "
-                               "data_parallel, or not dividing the experts) is infeasible with the reason")
+                               "data_parallel, or not dividing the experts) is infeasible with the reason. With "
+                               "prefill_replicas and decode_replicas the grid is its colocated points followed by "
+                               "its disaggregated ones (every prefill × decode pair; `replicas` is for the "
+                               "colocated ones only)")
+    max_gpus = serializers.IntegerField(min_value=1, max_value=100_000, required=False, help_text=(
+        "GPU budget: a point whose deployment (replicas or P/D pools × TP × PP × DP) needs more is not run, and "
+        "stays off the frontier and the recommendation"))
+    max_usd_per_hour = serializers.FloatField(min_value=0.0, max_value=1e7, required=False, help_text=(
+        "$/hour budget (GPUs × the GPU's price): a point over it is not run, like one over max_gpus"))
 
     gpu_required = False  # the grid may name the GPUs
+
+    def validate_max_usd_per_hour(self, value: float) -> float:
+        if value <= 0:
+            raise serializers.ValidationError("Must be more than 0.")
+        return value
 
     @classmethod
     def request_rules(cls) -> list[dict]:
@@ -676,10 +699,19 @@ class SweepInput(EngineInput):
     def validate_grid(self, grid: dict) -> dict:
         if not grid:
             raise serializers.ValidationError("Give at least one knob with a list of values.")
+        unknown = [key for key in grid if key not in GRID_KEYS]
+        if unknown:
+            raise serializers.ValidationError({key: [f"Unknown knob; use {', '.join(GRID_KEYS)}."] for key in unknown})
+        pd = [key for key in PD_KEYS if key in grid]
+        if len(pd) == 1:
+            other = next(key for key in PD_KEYS if key not in grid)
+            raise serializers.ValidationError({other: [
+                f"A disaggregated layout needs both prefill_replicas and decode_replicas; {pd[0]} was given alone."]})
+        if "kv_transfer" in grid and not pd:
+            raise serializers.ValidationError({"kv_transfer": [
+                "Applies to disaggregated layouts only: give prefill_replicas and decode_replicas too."]})
         clean: dict[str, list] = {}
         for key, values in grid.items():
-            if key not in GRID_KEYS:
-                raise serializers.ValidationError({key: [f"Unknown knob; use {', '.join(GRID_KEYS)}."]})
             if not isinstance(values, list) or not 1 <= len(values) <= MAX_KNOB_VALUES:
                 raise serializers.ValidationError({key: [f"Must be a list of 1 to {MAX_KNOB_VALUES} values."]})
             field = GRID_VALIDATORS[key]

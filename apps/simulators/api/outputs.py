@@ -238,6 +238,8 @@ class EngineOutput(serializers.Serializer):
                            mean_batch_size=F, busy_fraction=F, output_tokens=I))
     pools = output("EnginePools", prefill=I(help_text="Prefill replicas"), decode=I(help_text="Decode replicas"))(
         required=False, help_text="Disaggregated prefill/decode only")
+    kv_transfer_s = output("KVTransfer", mean=F, max=F)(
+        required=False, help_text="Disaggregated only: a request's KV transfer from prefill to decode, seconds")
     step_log = output(
         "EngineStep", step=I, end_s=F(help_text="When the step ended"), duration_s=F, waiting=I(help_text="Queued during the step"),
         running=I(help_text="Requests holding a batch slot during the step"),
@@ -277,13 +279,21 @@ PointMetrics = output(
     "SweepPointMetrics", feasible=B(help_text="true: the point ran"), ttft_s=Percentiles(), tpot_s=Percentiles(),
     e2e_s=output("E2EPercentiles", p50=F, p99=F)(), output_tokens_per_s=F, goodput_requests_per_s=F,
     goodput_fraction=F, preemptions=I, gpus=I, usd_per_hour=F, usd_per_million_tokens=F,
-    longest_request_tokens=I, screen=documented_json(ScreenResult, "ScreenField")(required=False))
+    longest_request_tokens=I, screen=documented_json(ScreenResult, "ScreenField")(required=False),
+    pools=output("SweepPools", **{pool: output(f"Sweep{pool.title()}Pool", replicas=I, busy_fraction=F)()
+                                  for pool in ("prefill", "decode")})(
+        required=False, help_text="Disaggregated points: each pool's replicas and mean busy fraction (the engine's)"),
+    kv_transfer_s=output("SweepKVTransfer", mean=F, max=F)(
+        required=False, help_text="Disaggregated points: the engine's KV transfer time per request"))
 MetricsField = documented_json(one_of(  # simulation.point_compute, plus sweeps.sweep_chunk_run's `screen`
     "SweepPointResult", PointMetrics,
-    infeasible("InfeasibleSweepPoint", screen=documented_json(ScreenResult, "ScreenField")(required=False))),
+    infeasible("InfeasibleSweepPoint", screen=documented_json(ScreenResult, "ScreenField")(required=False),
+               excluded=B(required=False, help_text="true: over a budget or the replica limit, so never run"))),
     "MetricsField")
 ParetoPoint = output(  # sweeps._frontier_point
     "ParetoPoint", index=I, usd_per_million_tokens=F, ttft_p99_s=F, tpot_p99_s=F,
+    layout=S(help_text='The deployment, e.g. "3 prefill + 1 decode replicas × TP 2 (8 GPUs, KV over NVLink)"'),
+    disaggregated=B(help_text="true: a prefill/decode disaggregated layout"), gpus=I,
     engine=output("EngineVerdict", simulated=B, meets_slo=B, goodput_fraction=F)(),
     screen=documented_json(ScreenResult, "ScreenField")(required=False))
 SweepScreen = output(  # sweeps.sweep_screen and sweep_finalize
@@ -292,6 +302,9 @@ SweepScreen = output(  # sweeps.sweep_screen and sweep_finalize
     feasible=I(required=False, help_text="Two-stage: points the screen found feasible"),
     meets_slo=I(required=False, help_text="Two-stage: points the screen puts within the SLO"),
     seconds=F(required=False, help_text="Two-stage: the screen's time"),
+    disaggregated=I(required=False, help_text="P/D points within the budgets, all simulated (never screened)"),
+    excluded=I(required=False, help_text="Points over a budget or the replica limit, never run"),
+    excluded_example=S(required=False, help_text="One excluded point's reason"),
     candidates=serializers.ListField(child=I(), required=False, help_text="Two-stage: the grid indices simulated"),
     points=serializers.DictField(child=documented_json(ScreenResult, "ScreenField")(), required=False,
                                  help_text="Two-stage: grid index → the screen's figures, for the candidates"),
@@ -314,7 +327,14 @@ class SweepPointOutput(serializers.ModelSerializer):
 
 Recommendation = output(  # sweeps._recommend
     "SweepRecommendation", index=I, params=SweepKnobs(), metrics=PointMetrics(), command=S(help_text="`vllm serve ...`"),
-    flags=many(ServeFlag), replicas=I, router=S, reason=S)
+    flags=many(ServeFlag), replicas=I(help_text="Replicas (a P/D layout: prefill + decode)"), router=S,
+    layout=S(help_text="The deployment in words, with its GPUs"), disaggregated=B, reason=S,
+    compared=output("LayoutComparison", **{kind: output(f"Best{kind.title()}", index=I, layout=S, gpus=I,
+                                                        usd_per_hour=F, usd_per_million_tokens=F, ttft_p99_s=F,
+                                                        tpot_p99_s=F, meets_slo=B, why=S)(
+        allow_null=True, help_text=f"The best {kind} point: the cheapest meeting the SLO, else the nearest to it; "
+                                   "null when none ran") for kind in ("colocated", "disaggregated")})(
+        required=False, help_text="Grids with P/D layouts: the best of each kind, side by side"))
 
 
 class SweepJobOutput(serializers.ModelSerializer):

@@ -18,6 +18,14 @@ the frontier, chosen by select_candidates:
 - points with the same screen figures as an earlier one rank (1 + SCREEN_EPSILON) × their d, behind distinct ones;
 - then the next-lowest d up to `keep` (2 % of the grid, at least MIN_SIMULATED); never more than `cap` (10 % of the
   grid, at least `keep`, at most MAX_SIMULATED), lowest d first.
+
+Disaggregated layouts. A grid with `prefill_replicas` and `decode_replicas` (always both) searches prefill/decode
+disaggregated layouts beside the colocated ones: its points are the colocated grid (every knob but those two and
+`kv_transfer`) followed by the disaggregated grid (every knob but `replicas`, which a P/D layout does not have: its
+replicas are its prefill + decode pools). So no combination is a duplicate or half a layout. Both pools run the
+point's one tensor_parallel (and PP/DP/EP): the engine (simulate.simulate, engine/disaggregation.py) builds both
+pools from one ServingSetup, so a per-pool TP is not a knob. `kv_transfer` picks the link the KV cache crosses from
+a prefill to a decode replica (KV_LINKS), mapped to the engine's Disaggregation link bandwidth and latency.
 """
 
 from __future__ import annotations
@@ -29,7 +37,19 @@ import numpy as np
 
 GRID_KEYS = ("gpu", "tensor_parallel", "pipeline_parallel", "data_parallel", "expert_parallel", "replicas",
              "max_num_seqs", "max_num_batched_tokens", "chunked_prefill", "long_prefill_token_threshold", "router",
-             "weight_dtype")
+             "weight_dtype", "prefill_replicas", "decode_replicas", "kv_transfer")
+PD_KEYS = ("prefill_replicas", "decode_replicas")  # a grid has both or neither (SweepInput.validate_grid)
+PD_ONLY_KEYS = (*PD_KEYS, "kv_transfer")  # knobs of the disaggregated points only
+COLOCATED_ONLY_KEYS = ("replicas",)
+# The KV cache's link from a prefill to a decode replica, per GPU (every TP rank sends its own shard), one direction:
+# - nvlink: inside one node, the GPU's own interconnect, half its bidirectional figure (the engine's default,
+#   simulate.simulate): 450 GB/s on H100/H200 SXM (NVLink 4, 18 links, 900 GB/s total: NVIDIA H100 and H200
+#   datasheets), 900 GB/s on B200 (NVLink 5). Latency 10 µs, the engine's default.
+# - rdma: across nodes, one 400 Gb/s NIC per GPU (InfiniBand NDR / ConnectX-7: 400 Gb/s = 50 GB/s per direction,
+#   NVIDIA ConnectX-7 and Quantum-2 datasheets; DGX H100/H200 have one per GPU). Latency 20 µs: an assumption
+#   (a one-sided RDMA write is a few µs on the wire; the transfer library's set-up adds more), not a measurement.
+KV_LINKS: dict[str, dict[str, float | None]] = {"nvlink": {"link_bandwidth_gb_per_s": None, "link_latency_us": 10.0},
+                                                  "rdma": {"link_bandwidth_gb_per_s": 50.0, "link_latency_us": 20.0}}
 MAX_POINTS = 10_000
 SIMULATED_FRACTION = 0.02   # two-stage: the engine runs on about this share of the grid
 SIMULATED_FRACTION_MAX = 0.1  # ... and on at most this share (points within SCREEN_EPSILON of the frontier)
@@ -39,23 +59,48 @@ SCREEN_SLACK = 1.5          # a point the screen puts within 1.5 × the SLO may 
 SCREEN_EPSILON = 0.25       # points within 25 % (both figures) of the screen's frontier are simulated
 
 
-def grid_size(grid: dict) -> int:
+def _parts(grid: dict) -> list[dict]:
+    """The products a grid is made of: the colocated grid, then (with P/D knobs) the disaggregated one."""
+    if not any(k in grid for k in PD_KEYS):
+        return [grid]
+    return [{k: v for k, v in grid.items() if k not in PD_ONLY_KEYS},
+            {k: v for k, v in grid.items() if k not in COLOCATED_ONLY_KEYS}]
+
+
+def _product_size(grid: dict) -> int:
     return math.prod(len(v) for v in grid.values()) if grid else 1
 
 
+def grid_size(grid: dict) -> int:
+    return sum(_product_size(part) for part in _parts(grid))
+
+
+def is_disaggregated(values: dict) -> bool:
+    return "prefill_replicas" in values
+
+
 def grid_points(grid: dict) -> list[dict]:
-    """Every combination, knobs in GRID_KEYS order, so a point's index is stable for a given grid."""
-    keys = [k for k in GRID_KEYS if k in grid]
-    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(grid[k] for k in keys))]
+    """Every combination, knobs in GRID_KEYS order, so a point's index is stable for a given grid; the colocated
+    points first, then the disaggregated ones (module docstring)."""
+    points = []
+    for part in _parts(grid):
+        keys = [k for k in GRID_KEYS if k in part]
+        points += [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(part[k] for k in keys))]
+    return points
 
 
 def grid_point(grid: dict, index: int) -> dict:
     """The point grid_points(grid)[index], without building the others."""
-    keys = [k for k in GRID_KEYS if k in grid]
+    for part in _parts(grid):
+        size = _product_size(part)
+        if index < size:
+            break
+        index -= size
+    keys = [k for k in GRID_KEYS if k in part]
     values = {}
     for k in reversed(keys):  # the last knob varies fastest
-        index, j = divmod(index, len(grid[k]))
-        values[k] = grid[k][j]
+        index, j = divmod(index, len(part[k]))
+        values[k] = part[k][j]
     return {k: values[k] for k in keys}
 
 
@@ -69,8 +114,24 @@ def chunk_bounds(total: int, chunk: int) -> tuple[int, int]:
 
 
 def point_params(request: dict, grid_values: dict) -> dict:
-    """The base request with one point's knob values laid over it."""
-    return {**{k: v for k, v in request.items() if k != "grid"}, **grid_values}
+    """The base request with one point's knob values laid over it; a disaggregated point's pools and KV link become
+    the engine request's `disaggregation` (and its `replicas`, which the engine ignores then, is 1)."""
+    params = {**{k: v for k, v in request.items() if k != "grid"}, **grid_values}
+    if is_disaggregated(params):
+        kv = params.pop("kv_transfer", "nvlink")
+        link = {k: v for k, v in KV_LINKS[kv].items() if v is not None}
+        params["disaggregation"] = {"prefill_replicas": params.pop("prefill_replicas"),
+                                    "decode_replicas": params.pop("decode_replicas"), "kv_transfer": kv, **link}
+        params["replicas"] = 1
+    return params
+
+
+def layout_gpus(params: dict) -> int:
+    """GPUs of one point's deployment (params from point_params): its replicas (or P/D pools) × TP × PP × DP."""
+    d = params.get("disaggregation")
+    replicas = d["prefill_replicas"] + d["decode_replicas"] if d else params.get("replicas", 1)
+    return replicas * params.get("tensor_parallel", 1) * params.get("pipeline_parallel", 1) * \
+        params.get("data_parallel", 1)
 
 
 def pareto_frontier(points: list[dict]) -> list[dict]:

@@ -129,6 +129,7 @@ def simulate(
                               kv_dtype=setup.kv_dtype, par=setup.parallel, cuda_graphs=setup.cuda_graphs)
     w = workload
     transfer_area = 0.0
+    transfer = None
     pools: dict[str, list] = {}
     if disaggregation is None:
         engines, _ = run_replicas(w, cfg, cost, replicas=replicas, router=router, max_steps=max_steps,
@@ -149,9 +150,12 @@ def simulate(
         engines = res.prefill + res.decode
         pools = {"prefill": res.prefill, "decode": res.decode}
         first_t, finish_t = res.first_t, res.finish_t
-        transfer_area = float(res.transfer_s[w.output_tokens > 1].sum())
+        transfer = res.transfer_s[w.output_tokens > 1]
+        transfer_area = float(transfer.sum())
         gpus = (d.prefill_replicas + d.decode_replicas) * setup.parallel.gpus
     result = _result(setup, w, slo, engines, pools, first_t, finish_t, transfer_area, gpus, blocks)
+    if transfer is not None and transfer.size:
+        result["kv_transfer_s"] = {"mean": float(transfer.mean()), "max": float(transfer.max())}
     if trace_steps:
         result["step_log"] = step_log(engines[0], trace_steps)
     return result

@@ -2090,6 +2090,36 @@ export interface components {
          * @enum {string}
          */
         AttentionEnum: "mha" | "gqa" | "mqa" | "mla";
+        BestColocated: {
+            index: number;
+            layout: string;
+            gpus: number;
+            /** Format: double */
+            usd_per_hour: number;
+            /** Format: double */
+            usd_per_million_tokens: number;
+            /** Format: double */
+            ttft_p99_s: number;
+            /** Format: double */
+            tpot_p99_s: number;
+            meets_slo: boolean;
+            why: string;
+        };
+        BestDisaggregated: {
+            index: number;
+            layout: string;
+            gpus: number;
+            /** Format: double */
+            usd_per_hour: number;
+            /** Format: double */
+            usd_per_million_tokens: number;
+            /** Format: double */
+            ttft_p99_s: number;
+            /** Format: double */
+            tpot_p99_s: number;
+            meets_slo: boolean;
+            why: string;
+        };
         /** @enum {unknown} */
         BlankEnum: "";
         /**
@@ -3200,6 +3230,8 @@ export interface components {
             comm_efficiency: components["schemas"]["Prior"];
             step_overhead_s: components["schemas"]["Prior"];
             per_request_overhead_s: components["schemas"]["Prior"];
+            /** @description Which priors these are: fitted on measurements of this GPU family and compute dtype, or borrowed (with the reason) where there are none */
+            basis: components["schemas"]["PriorBasis"];
         };
         EngineCost: {
             /**
@@ -3457,6 +3489,8 @@ export interface components {
             replicas: components["schemas"]["EngineReplica"][];
             /** @description Disaggregated prefill/decode only */
             pools?: components["schemas"]["EnginePools"];
+            /** @description Disaggregated only: a request's KV transfer from prefill to decode, seconds */
+            kv_transfer_s?: components["schemas"]["KVTransfer"];
             /** @description Only when trace_steps > 0: the first engine's first steps */
             step_log?: components["schemas"]["EngineStep"][];
             model: components["schemas"]["SlugName"];
@@ -4213,6 +4247,8 @@ export interface components {
         InfeasibleSweepPoint: {
             /** @description The closed-form screen's figures for this point (two-stage sweeps) */
             screen?: components["schemas"]["ScreenResult"];
+            /** @description true: over a budget or the replica limit, so never run */
+            excluded?: boolean;
             /** @description false: the point could not run */
             feasible: boolean;
             /** @description The field and why, e.g. `tensor_parallel: TP=8 does not divide ...` */
@@ -4895,6 +4931,12 @@ export interface components {
             sliding_window_layers: number;
             derivation: string;
         };
+        KVTransfer: {
+            /** Format: double */
+            mean: number;
+            /** Format: double */
+            max: number;
+        };
         KeyNumber: {
             label: string;
             value: string;
@@ -4914,6 +4956,12 @@ export interface components {
          * @enum {string}
          */
         KvDtypeEnum: "bf16" | "fp16" | "fp8";
+        /**
+         * @description * `nvlink` - nvlink
+         *     * `rdma` - rdma
+         * @enum {string}
+         */
+        KvTransferEnum: "nvlink" | "rdma";
         LatencyHistograms: {
             ttft_s: components["schemas"]["Histogram"];
             tpot_s: components["schemas"]["Histogram"];
@@ -4929,6 +4977,12 @@ export interface components {
             mean: number;
             /** Format: double */
             max: number;
+        };
+        LayoutComparison: {
+            /** @description The best colocated point: the cheapest meeting the SLO, else the nearest to it; null when none ran */
+            colocated: components["schemas"]["BestColocated"] | null;
+            /** @description The best disaggregated point: the cheapest meeting the SLO, else the nearest to it; null when none ran */
+            disaggregated: components["schemas"]["BestDisaggregated"] | null;
         };
         /**
          * @description * `core` - Core
@@ -5619,6 +5673,10 @@ export interface components {
             right: string;
         };
         ParetoPoint: {
+            /** @description The deployment, e.g. "3 prefill + 1 decode replicas × TP 2 (8 GPUs, KV over NVLink)" */
+            layout: string;
+            /** @description true: a prefill/decode disaggregated layout */
+            disaggregated: boolean;
             engine: components["schemas"]["EngineVerdict"];
             /** @description The closed-form screen's figures for this point (two-stage sweeps) */
             screen?: components["schemas"]["ScreenResult"];
@@ -5629,6 +5687,7 @@ export interface components {
             ttft_p99_s: number;
             /** Format: double */
             tpot_p99_s: number;
+            gpus: number;
         };
         Part: {
             slug: string;
@@ -6114,6 +6173,12 @@ export interface components {
             /** Format: double */
             high: number;
             source: string;
+        };
+        PriorBasis: {
+            family: string;
+            compute_dtype: string;
+            fitted: boolean;
+            reason: string;
         };
         ProgressInputRequest: {
             status: (components["schemas"]["ProgressStatusEnum"] | components["schemas"]["NullEnum"]) | null;
@@ -6838,7 +6903,7 @@ export interface components {
             fix_weight_dtype: string | null;
             /** @description The smallest fix in words; empty when feasible */
             fix: string;
-            /** @description The efficiency factors used, the GPU family's: fitted to published measurements for Hopper and Blackwell (each source names the fixture rows), hand-set for other GPUs */
+            /** @description The efficiency factors used, the GPU family's for the deployment's compute dtype (BF16, FP8, FP4): fitted to published measurements where there are some (each source names the fixture rows), else derived (basis.reason) or hand-set */
             priors: components["schemas"]["EfficiencyPriors"];
             phase: string;
             tokens: number;
@@ -6910,6 +6975,11 @@ export interface components {
             /** @description Answers that took longer than seconds_per_question (interview); each scored at half */
             over_time: number;
         };
+        SweepDecodePool: {
+            replicas: number;
+            /** Format: double */
+            busy_fraction: number;
+        };
         /** @description Knob → list of 1 to 100 distinct values (SweepInput.validate_grid); at most 10,000 points in all */
         SweepGrid: {
             gpu?: string[];
@@ -6927,6 +6997,12 @@ export interface components {
             long_prefill_token_threshold?: number[];
             router?: components["schemas"]["RouterEnum"][];
             weight_dtype?: components["schemas"]["DtypeEnum"][];
+            /** @description Prefill replicas of a disaggregated layout (with decode_replicas): the grid adds P/D points beside its colocated ones; both pools run the point's tensor_parallel */
+            prefill_replicas?: number[];
+            /** @description Decode replicas of a disaggregated layout (with prefill_replicas); prefill + decode over 16 is an infeasible point with the reason */
+            decode_replicas?: number[];
+            /** @description The KV cache's link from prefill to decode, per GPU: nvlink (inside a node: the GPU's NVLink, one direction, 450 GB/s on H100/H200) or rdma (across nodes: a 400 Gb/s NIC, 50 GB/s); P/D points only */
+            kv_transfer?: components["schemas"]["KvTransferEnum"][];
         };
         /** @description Knob → list of 1 to 100 distinct values (SweepInput.validate_grid); at most 10,000 points in all */
         SweepGridRequest: {
@@ -6945,6 +7021,12 @@ export interface components {
             long_prefill_token_threshold?: number[];
             router?: components["schemas"]["RouterEnum"][];
             weight_dtype?: components["schemas"]["DtypeEnum"][];
+            /** @description Prefill replicas of a disaggregated layout (with decode_replicas): the grid adds P/D points beside its colocated ones; both pools run the point's tensor_parallel */
+            prefill_replicas?: number[];
+            /** @description Decode replicas of a disaggregated layout (with prefill_replicas); prefill + decode over 16 is an infeasible point with the reason */
+            decode_replicas?: number[];
+            /** @description The KV cache's link from prefill to decode, per GPU: nvlink (inside a node: the GPU's NVLink, one direction, 450 GB/s on H100/H200) or rdma (across nodes: a 400 Gb/s NIC, 50 GB/s); P/D points only */
+            kv_transfer?: components["schemas"]["KvTransferEnum"][];
         };
         /** @description One engine on a workload; the model and GPU are given as on every other simulator endpoint. */
         SweepInput: {
@@ -7028,8 +7110,15 @@ export interface components {
              * @default two_stage
              */
             mode: components["schemas"]["SweepModeEnum"];
-            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, long_prefill_token_threshold, router, weight_dtype; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason */
+            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, long_prefill_token_threshold, router, weight_dtype, prefill_replicas, decode_replicas, kv_transfer; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason. With prefill_replicas and decode_replicas the grid is its colocated points followed by its disaggregated ones (every prefill × decode pair; `replicas` is for the colocated ones only) */
             grid: components["schemas"]["SweepGrid"];
+            /** @description GPU budget: a point whose deployment (replicas or P/D pools × TP × PP × DP) needs more is not run, and stays off the frontier and the recommendation */
+            max_gpus?: number;
+            /**
+             * Format: double
+             * @description $/hour budget (GPUs × the GPU's price): a point over it is not run, like one over max_gpus
+             */
+            max_usd_per_hour?: number;
         };
         /** @description One engine on a workload; the model and GPU are given as on every other simulator endpoint. */
         SweepInputRequest: {
@@ -7113,8 +7202,15 @@ export interface components {
              * @default two_stage
              */
             mode: components["schemas"]["SweepModeEnum"];
-            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, long_prefill_token_threshold, router, weight_dtype; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason */
+            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, long_prefill_token_threshold, router, weight_dtype, prefill_replicas, decode_replicas, kv_transfer; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason. With prefill_replicas and decode_replicas the grid is its colocated points followed by its disaggregated ones (every prefill × decode pair; `replicas` is for the colocated ones only) */
             grid: components["schemas"]["SweepGridRequest"];
+            /** @description GPU budget: a point whose deployment (replicas or P/D pools × TP × PP × DP) needs more is not run, and stays off the frontier and the recommendation */
+            max_gpus?: number;
+            /**
+             * Format: double
+             * @description $/hour budget (GPUs × the GPU's price): a point over it is not run, like one over max_gpus
+             */
+            max_usd_per_hour?: number;
         } & ((unknown | unknown) & unknown & (unknown | unknown | {
             grid: unknown;
         }) & {
@@ -7180,6 +7276,12 @@ export interface components {
             /** Format: date-time */
             finished_at?: string | null;
         };
+        SweepKVTransfer: {
+            /** Format: double */
+            mean: number;
+            /** Format: double */
+            max: number;
+        };
         /** @description One sweep point's knob values: one value per knob of the grid */
         SweepKnobs: {
             gpu?: string;
@@ -7197,6 +7299,17 @@ export interface components {
             long_prefill_token_threshold?: number;
             router?: components["schemas"]["RouterEnum"];
             weight_dtype?: components["schemas"]["DtypeEnum"];
+            /** @description Prefill replicas of a disaggregated layout (with decode_replicas): the grid adds P/D points beside its colocated ones; both pools run the point's tensor_parallel */
+            prefill_replicas?: number;
+            /** @description Decode replicas of a disaggregated layout (with prefill_replicas); prefill + decode over 16 is an infeasible point with the reason */
+            decode_replicas?: number;
+            /**
+             * @description The KV cache's link from prefill to decode, per GPU: nvlink (inside a node: the GPU's NVLink, one direction, 450 GB/s on H100/H200) or rdma (across nodes: a 400 Gb/s NIC, 50 GB/s); P/D points only
+             *
+             *     * `nvlink` - nvlink
+             *     * `rdma` - rdma
+             */
+            kv_transfer?: components["schemas"]["KvTransferEnum"];
         };
         /**
          * @description * `two_stage` - two_stage
@@ -7212,6 +7325,10 @@ export interface components {
             e2e_s: components["schemas"]["E2EPercentiles"];
             /** @description The closed-form screen's figures for this point (two-stage sweeps) */
             screen?: components["schemas"]["ScreenResult"];
+            /** @description Disaggregated points: each pool's replicas and mean busy fraction (the engine's) */
+            pools?: components["schemas"]["SweepPools"];
+            /** @description Disaggregated points: the engine's KV transfer time per request */
+            kv_transfer_s?: components["schemas"]["SweepKVTransfer"];
             /** Format: double */
             output_tokens_per_s: number;
             /** Format: double */
@@ -7235,15 +7352,30 @@ export interface components {
             meets_slo?: boolean;
         };
         SweepPointResult: components["schemas"]["SweepPointMetrics"] | components["schemas"]["InfeasibleSweepPoint"];
+        SweepPools: {
+            prefill: components["schemas"]["SweepPrefillPool"];
+            decode: components["schemas"]["SweepDecodePool"];
+        };
+        SweepPrefillPool: {
+            replicas: number;
+            /** Format: double */
+            busy_fraction: number;
+        };
         SweepRecommendation: {
             params: components["schemas"]["SweepKnobs"];
             metrics: components["schemas"]["SweepPointMetrics"];
             /** @description `vllm serve ...` */
             command: string;
             flags: components["schemas"]["ServeFlag"][];
-            index: number;
+            /** @description Replicas (a P/D layout: prefill + decode) */
             replicas: number;
+            /** @description The deployment in words, with its GPUs */
+            layout: string;
+            /** @description Grids with P/D layouts: the best of each kind, side by side */
+            compared?: components["schemas"]["LayoutComparison"];
+            index: number;
             router: string;
+            disaggregated: boolean;
             reason: string;
         };
         SweepScreen: {
@@ -7260,6 +7392,12 @@ export interface components {
              * @description Two-stage: the screen's time
              */
             seconds?: number;
+            /** @description P/D points within the budgets, all simulated (never screened) */
+            disaggregated?: number;
+            /** @description Points over a budget or the replica limit, never run */
+            excluded?: number;
+            /** @description One excluded point's reason */
+            excluded_example?: string;
             /** @description Two-stage: the grid indices simulated */
             candidates?: number[];
             /** @description Two-stage: grid index → the screen's figures, for the candidates */
@@ -20842,6 +20980,7 @@ export const jobWorkloadInputRequestOutput_tokensOneOf4DistValues: ReadonlyArray
 export const k8sRequirementInputOperatorEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["K8sRequirementInputOperatorEnum"]> = ["In", "NotIn", "Exists", "DoesNotExist"];
 export const k8sTolerationInputOperatorEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["K8sTolerationInputOperatorEnum"]> = ["Equal", "Exists"];
 export const kvDtypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KvDtypeEnum"]> = ["bf16", "fp16", "fp8"];
+export const kvTransferEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KvTransferEnum"]> = ["nvlink", "rdma"];
 export const levelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LevelEnum"]> = ["core", "mid", "senior", "staff"];
 export const lineSpacingEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LineSpacingEnum"]> = ["compact", "normal", "relaxed"];
 export const mergeInputRequestChaptersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MergeInputRequest"]["chapters"][string]> = ["reading", "understood"];
