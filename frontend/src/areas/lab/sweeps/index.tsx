@@ -13,15 +13,23 @@ interface Point { index: number; params: Record<string, unknown>; metrics: Recor
 // Stage one of a two-stage sweep (sweeps.sweep_screen); {mode: "exhaustive"} when every point is simulated.
 interface Screen {
   mode: "two_stage" | "exhaustive"; grid_points: number; simulated: number; feasible?: number; meets_slo?: number;
-  seconds?: number; agreement?: { simulated: number; same_verdict: number; engine_meets_slo: number; screen_meets_slo: number };
+  seconds?: number; disaggregated?: number; excluded?: number; excluded_example?: string; agreement?: { simulated: number; same_verdict: number; engine_meets_slo: number; screen_meets_slo: number };
 }
 interface JobDetail extends Job {
   results: Point[];
   results_count: number;
   next_page: number | null;
   screen: Screen;
-  pareto: { index: number; usd_per_million_tokens: number; ttft_p99_s: number }[];
-  recommendation: null | { index: number; command: string; reason: string; params: Record<string, unknown>; replicas: number; router: string };
+  pareto: { index: number; usd_per_million_tokens: number; ttft_p99_s: number; tpot_p99_s: number; layout: string; disaggregated: boolean; gpus: number }[];
+  recommendation: null | {
+    index: number; command: string; reason: string; params: Record<string, unknown>; replicas: number; router: string;
+    layout: string; disaggregated: boolean; compared?: { colocated: BestOfKind | null; disaggregated: BestOfKind | null };
+  };
+}
+// The best colocated or disaggregated point of a sweep with P/D layouts (sweeps._compare_layouts).
+interface BestOfKind {
+  index: number; layout: string; gpus: number; usd_per_million_tokens: number; ttft_p99_s: number; tpot_p99_s: number;
+  meets_slo: boolean; why: string;
 }
 
 const GRID_FIELDS: { key: string; label: string; kind: "int" | "str" | "bool"; initial: string }[] = [
@@ -33,7 +41,23 @@ const GRID_FIELDS: { key: string; label: string; kind: "int" | "str" | "bool"; i
   { key: "chunked_prefill", label: "Chunked prefill", kind: "bool", initial: "" },
   { key: "router", label: "Router", kind: "str", initial: "" },
   { key: "weight_dtype", label: "Weight dtype", kind: "str", initial: "" },
+  { key: "prefill_replicas", label: "P/D: prefill replicas", kind: "int", initial: "" },
+  { key: "decode_replicas", label: "P/D: decode replicas", kind: "int", initial: "" },
+  { key: "kv_transfer", label: "P/D: KV transfer (nvlink, rdma)", kind: "str", initial: "" },
 ];
+// Knobs of one kind of layout only (engine/grid.py): with P/D knobs the grid is its colocated points, then its
+// disaggregated ones.
+const PD_ONLY = ["prefill_replicas", "decode_replicas", "kv_transfer"];
+const COLOCATED_ONLY = ["replicas"];
+
+function gridSize(grid: Record<string, string>): number {
+  const product = (skip: string[]) => GRID_FIELDS.reduce((n, f) => {
+    const len = skip.includes(f.key) ? 0 : parseList(grid[f.key], f.kind).length;
+    return len ? n * len : n;
+  }, 1);
+  const pd = parseList(grid.prefill_replicas, "int").length > 0 || parseList(grid.decode_replicas, "int").length > 0;
+  return pd ? product(PD_ONLY) + product(COLOCATED_ONLY) : product([]);
+}
 
 function parseList(text: string, kind: string): unknown[] {
   return text.split(",").map((s) => s.trim()).filter(Boolean).map((s) =>
@@ -54,6 +78,7 @@ function SweepBuilder() {
   const [grid, setGrid] = useState<Record<string, string>>(Object.fromEntries(GRID_FIELDS.map((f) => [f.key, f.initial])));
   const [base, setBase] = useState({ model: "llama-3.1-8b", rate: "10", num_requests: "200", prompt: "512", output: "128", ttft: "1", tpot: "0.1" });
   const [mode, setMode] = useState<"two_stage" | "exhaustive">("two_stage");
+  const [budget, setBudget] = useState({ max_gpus: "", max_usd_per_hour: "" });
   const [error, setError] = useState<ApiError | null>(null);
   const [jobs, setJobs] = useState<Job[]>([]);
   const { user, loading } = useAuth();
@@ -66,10 +91,7 @@ function SweepBuilder() {
     api<Page<Job>>("/simulators/sweeps/").then((p) => setJobs(p.results)).catch(() => setJobs([]));
   }, [user, loading]);
 
-  const points = useMemo(() => GRID_FIELDS.reduce((n, f) => {
-    const len = parseList(grid[f.key], f.kind).length;
-    return len ? n * len : n;
-  }, 1), [grid]);
+  const points = useMemo(() => gridSize(grid), [grid]);
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
@@ -88,6 +110,8 @@ function SweepBuilder() {
       slo: { ttft_s: Number(base.ttft), tpot_s: Number(base.tpot) },
       workload: { arrival_rate_per_s: Number(base.rate), num_requests: Number(base.num_requests),
         prompt_tokens: Number(base.prompt), output_tokens: Number(base.output) },
+      ...(budget.max_gpus.trim() ? { max_gpus: Number(budget.max_gpus) } : {}),
+      ...(budget.max_usd_per_hour.trim() ? { max_usd_per_hour: Number(budget.max_usd_per_hour) } : {}),
     };
     try {
       const job = await api<Job>("/simulators/sweeps/", { method: "POST", body });
@@ -109,7 +133,9 @@ function SweepBuilder() {
       <p className="muted">Every combination of the listed values is priced by the closed-form models in milliseconds;
         the discrete-event engine then simulates the candidates near their cost–latency frontier on the background
         workers (or every combination, exhaustively), and the cheapest simulated configuration meeting the SLO (p99 TTFT
-        and p99 TPOT) is recommended.</p>
+        and p99 TPOT) is recommended. Give prefill and decode replicas to search prefill/decode-disaggregated layouts
+        beside the colocated ones (both pools run the same tensor parallel; the engine simulates every P/D point), and
+        a GPU or $/hour budget to leave bigger deployments out.</p>
       <form onSubmit={submit} style={{ display: "grid", gridTemplateColumns: "repeat(auto-fill, minmax(14rem, 1fr))", gap: "0.6rem" }}>
         <label className="field">Model
           <select name="model" aria-label="Model" value={base.model} onChange={(e) => setBase({ ...base, model: e.target.value })}>
@@ -130,6 +156,16 @@ function SweepBuilder() {
             {error?.fieldMessage(`grid.${f.key}`) && <span role="alert">{error.fieldMessage(`grid.${f.key}`)}</span>}
           </label>
         ))}
+        <label className="field">Budget: at most GPUs
+          <input inputMode="numeric" value={budget.max_gpus} placeholder="no limit"
+            onChange={(e) => setBudget({ ...budget, max_gpus: e.target.value })} />
+          {error?.fieldMessage("max_gpus") && <span role="alert">{error.fieldMessage("max_gpus")}</span>}
+        </label>
+        <label className="field">Budget: at most $ / hour
+          <input inputMode="decimal" value={budget.max_usd_per_hour} placeholder="no limit"
+            onChange={(e) => setBudget({ ...budget, max_usd_per_hour: e.target.value })} />
+          {error?.fieldMessage("max_usd_per_hour") && <span role="alert">{error.fieldMessage("max_usd_per_hour")}</span>}
+        </label>
         <label className="field">Search
           <select value={mode} onChange={(e) => setMode(e.target.value as "two_stage" | "exhaustive")}>
             <option value="two_stage">Two-stage: screen all, simulate the candidates</option>
@@ -166,7 +202,7 @@ const COLUMNS: { key: string; label: string; get: (p: Point) => number | string 
   { key: "cost", label: "$ / M tokens", get: (p) => (p.metrics.feasible ? p.metrics.usd_per_million_tokens : Infinity) },
   { key: "screen_ttft", label: "Screen p99 TTFT (ms)", get: (p) => (p.metrics.screen?.feasible ? p.metrics.screen.ttft_p99_s * 1000 : Infinity) },
   { key: "screen_cost", label: "Screen $ / M", get: (p) => (p.metrics.screen?.feasible ? p.metrics.screen.usd_per_million_tokens : Infinity) },
-  { key: "slo", label: "Meets SLO", get: (p) => (p.meets_slo ? "yes" : p.metrics.feasible ? "no" : "infeasible") },
+  { key: "slo", label: "Meets SLO", get: (p) => (p.meets_slo ? "yes" : p.metrics.feasible ? "no" : p.metrics.excluded ? "over budget" : "infeasible") },
 ];
 
 function show(v: number | string): string {
@@ -252,13 +288,29 @@ function SweepJobPage() {
           {job.screen.agreement && ` Screen and engine gave the same SLO verdict on ${job.screen.agreement.same_verdict} of ${job.screen.agreement.simulated}.`}
         </p>
       )}
+      {(job.screen?.excluded || job.screen?.disaggregated) ? (
+        <p data-testid="sweep-layouts">
+          {job.screen.disaggregated ? `${job.screen.disaggregated} prefill/decode-disaggregated layouts, each simulated by the engine. ` : ""}
+          {job.screen.excluded ? `${job.screen.excluded} points over the budget or the replica limit, not run (e.g. ${job.screen.excluded_example}).` : ""}
+        </p>
+      ) : null}
       {active && <button type="button" onClick={cancel}>Cancel sweep</button>}
       {job.error && <p role="alert">{job.error}</p>}
       {job.recommendation && (
         <div data-testid="recommendation">
           <h2>Recommended configuration</h2>
           <p>{job.recommendation.reason}</p>
+          {job.recommendation.compared && <LayoutComparison compared={job.recommendation.compared} winner={job.recommendation.index} />}
           <pre><code>{job.recommendation.command}</code></pre>
+        </div>
+      )}
+      {job.pareto.length > 0 && (
+        <div data-testid="sweep-frontier">
+          <h2>Frontier</h2>
+          <ol>{job.pareto.map((p) => (
+            <li key={p.index}>#{p.index} {p.layout}{p.disaggregated ? " — disaggregated" : ""}: ${fmtNum(p.usd_per_million_tokens)} / M tokens,
+              p99 TTFT {fmtNum(p.ttft_p99_s * 1000)} ms, p99 TPOT {fmtNum(p.tpot_p99_s * 1000)} ms</li>
+          ))}</ol>
         </div>
       )}
       {job.status === "succeeded" && !job.recommendation && <p>No configuration meets the SLO; relax it or widen the grid.</p>}
@@ -278,5 +330,24 @@ function SweepJobPage() {
         ))}</tbody>
       </table>
     </section>
+  );
+}
+
+function LayoutComparison({ compared, winner }: { compared: { colocated: BestOfKind | null; disaggregated: BestOfKind | null }; winner: number }) {
+  // A list, not a table: it reflows on a phone.
+  return (
+    <>
+      <h3>Best colocated vs best disaggregated layout</h3>
+      <ul data-testid="layout-comparison">{(["colocated", "disaggregated"] as const).map((kind) => {
+        const b = compared[kind];
+        return (
+          <li key={kind}>
+            <strong>Best {kind}{b && b.index === winner ? " (wins)" : ""}:</strong>{" "}
+            {b ? <>{b.layout} — p99 TTFT {fmtNum(b.ttft_p99_s * 1000)} ms, p99 TPOT {fmtNum(b.tpot_p99_s * 1000)} ms,
+              ${fmtNum(b.usd_per_million_tokens)} / M tokens: {b.why}</> : "none ran within the budget"}
+          </li>
+        );
+      })}</ul>
+    </>
   );
 }
