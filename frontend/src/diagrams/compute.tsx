@@ -1,7 +1,7 @@
 // Time diagrams: prefill then decode with meters, the roofline, throughput against latency, a request's journey.
 import { useState } from "react";
 import { fmtBytes, fmtNum, fmtSeconds, useSimulation } from "../areas/lab/lib";
-import { Block, color, Frame, Legend, linear, logScale, PlayerControls, POW2, StepSlider, usePlayer, type Params } from "./kit";
+import { Block, color, Frame, Legend, linear, logScale, PlayerControls, POW2, StepSlider, useAnswer, useHeld, usePlayer, useTour, type Params } from "./kit";
 import { Value } from "./memory";
 
 const DECODE_STEPS = 16;
@@ -63,20 +63,42 @@ export function PrefillDecode({ params }: { params: Params }) {
   );
 }
 
+/** The power of two nearest the batch where a decode step's intensity reaches the ridge, estimated from one step
+ * (intensity grows about in proportion to the batch while the weights dominate the bytes). */
+function ridgeBatch(batch: number, intensity: number, ridge: number): number {
+  const estimate = batch * ridge / Math.max(intensity, 1e-9);
+  return Math.min(1024, Math.max(2, 2 ** Math.round(Math.log2(Math.max(estimate, 1)))));
+}
+
 export function Roofline({ params }: { params: Params }) {
-  const [batch, setBatch] = useState(Number(params.batch_size));
-  const { data, error } = useSimulation("step-time", {
-    model: params.model, gpu: params.gpu, phase: params.phase, batch_size: batch, context_tokens: params.context_tokens,
-  });
+  const chapter = Number(params.batch_size);
+  const body = (batch: number) => ({ model: params.model, gpu: params.gpu, phase: params.phase, batch_size: batch, context_tokens: params.context_tokens });
+  const first = useAnswer("step-time", body(chapter));
+  const f = first.data;
+  const ridgeAt = f ? ridgeBatch(chapter, f.arithmetic_intensity_flops_per_byte, f.peak_flops_per_s / f.gpu.hbm_bandwidth_bytes_per_s) : 256;
+  const steps = [chapter, 1, 64, ridgeAt, 1024];
+  const tour = useTour(steps);
+  const batch = tour.value;
+  const { data, fresh, error } = useAnswer("step-time", body(batch), steps.map(body));
   const W = 600, H = 220, L = 50;
   const x = logScale(0.5, 1e4, L, W), y = logScale(1e11, 3e15, H, 10);
   const peak = data?.peak_flops_per_s ?? 1e15, bw = data?.gpu.hbm_bandwidth_bytes_per_s ?? 3e12;
   const ridge = peak / bw;
   const ai = data?.arithmetic_intensity_flops_per_byte ?? 1;
   const attained = data ? data.flops / data.step_seconds : 0;
+  const where = data ? `${fmtNum(ai)} FLOP/B, ${ai < ridge ? "below" : "above"} the ridge at ${fmtNum(ridge)} FLOP/B: ${data.bound}-bound at ${fmtNum(attained / 1e12)} TFLOP/s, a ${fmtSeconds(data.step_seconds)} step` : "";
+  const said = !data || !fresh ? null : [
+    `This chapter's ${params.phase} step at batch ${batch}: ${where}.`,
+    `Batch 1: every byte of weights read from memory serves one token, ${where}.`,
+    `Batch 64: the same weights serve 64 tokens per read, ${where}.`,
+    `Batch ${batch}, the nearest to the ridge (peak ${fmtNum(peak / 1e12)} TFLOP/s ÷ ${fmtBytes(bw)}/s): ${where}.`,
+    `Batch 1024: ${where}; past the ridge more batch no longer buys speed per token.`,
+  ][tour.index] ?? `Your batch ${batch}: ${where}.`;
+  const narration = useHeld(said);
   return (
     <Frame name="roofline" params={{ ...params, batch_size: batch }} error={error?.message}
-      controls={<StepSlider label="Batch" values={POW2(1, 1024)} value={batch} onChange={setBatch} format={(v) => `${v}`} />}
+      controls={<StepSlider label="Batch" values={POW2(1, 1024)} value={batch} onChange={tour.take} format={(v) => `${v}`} />}
+      player={<PlayerControls player={tour.player} label="Tour" narration={narration} format={(s) => `batch ${steps[s]}`} />}
       legend={<Legend items={[{ concept: "memory", label: "memory roof: bandwidth × intensity" }, { concept: "compute", label: "compute roof: peak FLOP/s" }, { concept: params.phase === "prefill" ? "prefill" : "decode", label: `this ${params.phase} step` }]} />}
       numbers={data && <>
         intensity <Value value={ai} text={`${fmtNum(ai)} FLOP/B`} /> against the ridge at {fmtNum(ridge)} FLOP/B: {data.bound}-bound,
@@ -88,6 +110,7 @@ export function Roofline({ params }: { params: Params }) {
         <text x={0} y={12}>FLOP/s</text>
         <line x1={x(0.5)} y1={y(bw * 0.5)} x2={x(ridge)} y2={y(peak)} stroke={color("memory")} strokeWidth={3} />
         <line x1={x(ridge)} y1={y(peak)} x2={x(1e4)} y2={y(peak)} stroke={color("compute")} strokeWidth={3} strokeDasharray="8 3" />
+        {tour.index === 3 && <line x1={x(ridge)} x2={x(ridge)} y1={y(peak)} y2={H} className="d-axis" strokeDasharray="3 3" data-testid="roofline-ridge" />}
         {data && <circle className="d-anim" cx={x(ai)} cy={y(Math.max(attained, 1.1e11))} r={8}
           fill={color(params.phase === "prefill" ? "prefill" : "decode")} stroke="var(--fg)" data-testid="roofline-point">
           <title>{`${fmtNum(ai)} FLOP/B, ${fmtNum(attained / 1e12)} TFLOP/s`}</title></circle>}
@@ -97,21 +120,36 @@ export function Roofline({ params }: { params: Params }) {
 }
 
 export function ThroughputLatency({ params }: { params: Params }) {
-  const [index, setIndex] = useState(4);
   const { data, error } = useSimulation("throughput-latency", {
     model: params.model, gpu: params.gpu, prompt_tokens: params.context_tokens, output_tokens: params.output_tokens,
   });
   const points = data?.points ?? [];
-  const point = points[Math.min(index, points.length - 1)];
+  const lastPoint = Math.max(points.length - 1, 0);
+  // The tour: the chapter's point, batch 1, the knee (the point where throughput has reached half its best), the end.
+  const best = Math.max(1, ...points.map((p) => p.tokens_per_s));
+  const knee = Math.max(0, points.findIndex((p) => p.tokens_per_s >= best / 2));
+  const steps = [Math.min(4, lastPoint), 0, knee, lastPoint];
+  const tour = useTour(steps);
+  const index = tour.value;
+  const point = points[Math.min(index, lastPoint)];
   const W = 600, H = 200, L = 50;
   const maxT = Math.max(1, ...points.map((p) => p.tokens_per_s)), maxL = Math.max(1e-3, ...points.map((p) => p.tpot_seconds));
   const x = linear(0, maxL * 1.05, L, W), y = linear(0, maxT * 1.05, H, 10);
+  const at = point ? `batch ${point.batch_size}: ${fmtNum(point.tokens_per_s)} tokens/s at ${fmtSeconds(point.tpot_seconds)} per output token (${point.bound}-bound)` : "";
+  const said = !point ? null : [
+    `This chapter's point, ${at}.`,
+    `One request alone, ${at}: the GPU re-reads the weights for a single token each step.`,
+    `By ${at}, throughput has reached half its best of ${fmtNum(best)} tokens/s; each token waits a little longer.`,
+    `At the largest batch, ${at}: the last gains in throughput cost the most latency.`,
+  ][tour.index] ?? `Your point, ${at}.`;
+  const narration = useHeld(said);
   return (
     <Frame name="throughput-latency" params={params} error={error?.message}
       controls={<label>Batch
-        <input type="range" min={0} max={Math.max(points.length - 1, 0)} value={Math.min(index, Math.max(points.length - 1, 0))}
-          onChange={(e) => setIndex(Number(e.target.value))} data-testid="diagram-slider" aria-valuetext={`batch ${point?.batch_size ?? ""}`} />
+        <input type="range" min={0} max={lastPoint} value={Math.min(index, lastPoint)}
+          onChange={(e) => tour.take(Number(e.target.value))} data-testid="diagram-slider" aria-valuetext={`batch ${point?.batch_size ?? ""}`} />
         <output>{point?.batch_size}</output></label>}
+      player={<PlayerControls player={tour.player} label="Tour" narration={narration} format={(s) => `batch ${points[steps[s]]?.batch_size ?? ""}`} />}
       legend={<Legend items={[{ concept: "decode", label: "throughput at each batch size (decode)" }]} />}
       numbers={point && <>
         batch {point.batch_size}: <Value value={point.tokens_per_s} text={`${fmtNum(point.tokens_per_s)} tokens/s`} /> at{" "}

@@ -2,7 +2,9 @@
 // log/linear scales. Colours and patterns are the one concept map (lib/concepts.ts).
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { Link } from "react-router-dom";
+import type { SimulatorResults } from "../areas/lab/lib";
 import registry from "../generated/diagrams.json";
+import { api, ApiError } from "../lib/api";
 import { CONCEPTS, conceptColor, PATTERN_INK, type Concept } from "../lib/concepts";
 
 export type Params = Record<string, string | number>;
@@ -116,7 +118,83 @@ export function usePlayer(count: number, ms = 250, rest: "last" | "first" = "las
     setStep(0);
     setPlaying(true);
   };
-  return { step, count, playing, toggle, reduced, setStep: seek, seek, next, autoplay };
+  /** The reader took the diagram's own controls: stop here, and no autoplay after that. */
+  const stop = () => { touched.current = true; setPlaying(false); };
+  return { step, count, playing, toggle, reduced, setStep: seek, seek, next, autoplay, stop };
+}
+
+/** A narrated tour of a diagram's own state: step i puts the diagram in `steps[i]` (step 1 is the chapter's own
+ * setting, what the diagram shows at rest and under reduced motion). Played once when scrolled into view like every
+ * player; the reader's own change of the state (`take`) stops the tour and the state is theirs until they play, step
+ * or scrub again. `value` is what the diagram draws; `index` the tour step it shows, or -1 for the reader's own. */
+export function useTour<S>(steps: S[], ms = 2200) {
+  const player = usePlayer(steps.length, ms, "first");
+  const [own, setOwn] = useState<{ value: S } | null>(null);
+  const index = own ? -1 : Math.min(player.step, steps.length - 1);
+  const value = own ? own.value : steps[index];
+  const take = (v: S) => { player.stop(); setOwn({ value: v }); };
+  const back = () => setOwn(null);
+  const tourPlayer: Player = {
+    ...player,
+    toggle: () => { back(); player.toggle(); },
+    seek: (s: number) => { back(); player.seek(s); },
+    setStep: (s: number) => { back(); player.seek(s); },
+    next: () => { back(); player.next(); },
+  };
+  return { player: tourPlayer, value, index, own: own !== null, take };
+}
+
+/** The narration shown: the new line once the diagram's numbers for it have arrived (`text` not null), else the last
+ * line, so the words never describe numbers the picture does not show yet. */
+export function useHeld(text: string | null): string {
+  const last = useRef("");
+  if (text !== null) last.current = text;
+  return last.current;
+}
+
+// Simulator answers by request, kept for the page's life: a tour asks for its steps' numbers once, up front, so
+// stepping back and forth shows each step's own numbers at once.
+const answers = new Map<string, unknown>();
+const asked = new Map<string, Promise<unknown>>();
+
+function ask(name: string, body: object): Promise<unknown> {
+  const key = `${name} ${JSON.stringify(body)}`;
+  let answer = asked.get(key);
+  if (!answer) {
+    answer = api<unknown>(`/simulators/${name}/`, { method: "POST", body }).then((data) => { answers.set(key, data); return data; });
+    answer.catch(() => asked.delete(key));
+    asked.set(key, answer);
+  }
+  return answer;
+}
+
+/** A simulator's answer to `body`, with `fresh` false while the picture still shows the previous body's answer;
+ * `also` are the bodies the tour will ask next (asked now, in the background). */
+export function useAnswer<Name extends keyof SimulatorResults>(name: Name, body: object | null, also: (object | null)[] = []) {
+  type Data = SimulatorResults[Name];
+  const key = body ? `${name} ${JSON.stringify(body)}` : "";
+  const [, setArrived] = useState(0);
+  const [failure, setFailure] = useState<{ key: string; error: ApiError } | null>(null);
+  const shown = useRef<Data | null>(null);
+  useEffect(() => {
+    if (!key || answers.has(key)) return;
+    let live = true;
+    const timer = window.setTimeout(() => {
+      ask(name, JSON.parse(key.slice(name.length + 1))).then(() => { if (live) setArrived((n) => n + 1); }, (err) => {
+        if (!live) return;
+        const error = err instanceof ApiError ? err : new ApiError(0, { error: "network", detail: String(err), fields: {} });
+        setFailure({ key, error });
+      });
+    }, 150);
+    return () => { live = false; window.clearTimeout(timer); };
+  }, [name, key]);
+  const later = JSON.stringify(also);
+  useEffect(() => {
+    for (const b of JSON.parse(later) as (object | null)[]) if (b) ask(name, b).catch(() => undefined);
+  }, [name, later]);
+  const exact = key ? (answers.get(key) as Data | undefined) : undefined;
+  if (exact) shown.current = exact;
+  return { data: shown.current, fresh: exact !== undefined, error: failure?.key === key ? failure.error : null };
 }
 
 export type Player = ReturnType<typeof usePlayer>;

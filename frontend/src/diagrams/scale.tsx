@@ -1,7 +1,7 @@
 // Scale and cost diagrams: speculative decoding, tensor-parallel all-reduce, MoE load, the cost of a million tokens.
 import { useState } from "react";
 import { fmtBytes, fmtNum, fmtSeconds, limitingFactor, useCatalog, useSimulation } from "../areas/lab/lib";
-import { Block, color, Frame, Legend, linear, PlayerControls, POW2, Slider, StepSlider, usePlayer, type Params } from "./kit";
+import { Block, color, Frame, Legend, linear, PlayerControls, POW2, Slider, StepSlider, useAnswer, useHeld, usePlayer, useTour, type Params } from "./kit";
 import { Value } from "./memory";
 
 /** A fixed pseudo-random sequence, so the accept/reject picture is the same for every reader. */
@@ -50,17 +50,30 @@ export function Speculative({ params }: { params: Params }) {
 }
 
 export function TpAllReduce({ params }: { params: Params }) {
-  const [tp, setTp] = useState(Number(params.tensor_parallel));
+  const steps = [Number(params.tensor_parallel), 2, 8, 64];
+  const tour = useTour(steps);
+  const tp = tour.value;
   const { models } = useCatalog();
   const model = models.find((m) => m.slug === params.model);
   const message = Number(params.batch_size) * (model?.hidden_size ?? 4096) * 2;
-  const { data, error } = useSimulation("collectives", { op: "all_reduce", algorithm: "ring", message_bytes: message, num_gpus: tp, gpu: params.gpu });
+  const body = (n: number) => (model ? { op: "all_reduce", algorithm: "ring", message_bytes: message, num_gpus: n, gpu: params.gpu } : null);
+  const { data, fresh, error } = useAnswer("collectives", body(tp), steps.map(body));
   const perStep = data && model ? data.seconds * 2 * model.num_layers : null;
+  const cost = data && model && perStep !== null
+    ? `one all-reduce of ${fmtBytes(message)} takes ${fmtSeconds(data.seconds)} (${data.bound}-bound); 2 per layer × ${model.num_layers} layers = ${fmtSeconds(perStep)} per step` : "";
+  const said = !cost || !fresh ? null : [
+    `This chapter's ${tp} GPUs each hold 1/${tp} of every layer and add up their partial activations in a ring: ${cost}.`,
+    `Two GPUs: ${cost}.`,
+    `Eight GPUs: ${cost}.`,
+    `Sixty-four GPUs: the ring takes ${2 * (tp - 1)} steps per all-reduce, ${cost}.`,
+  ][tour.index] ?? `Your ${tp} GPUs: ${cost}.`;
+  const narration = useHeld(said);
   const cx = 300, cy = 95, r = 70;
   const at = (i: number) => [cx + r * Math.cos((2 * Math.PI * i) / tp - Math.PI / 2), cy + r * Math.sin((2 * Math.PI * i) / tp - Math.PI / 2)];
   return (
     <Frame name="tp-allreduce" params={{ ...params, tensor_parallel: tp }} error={error?.message}
-      controls={<StepSlider label="Tensor parallel" values={POW2(2, 64)} value={tp} onChange={setTp} format={(v) => `${v} GPUs`} />}
+      controls={<StepSlider label="Tensor parallel" values={POW2(2, 64)} value={tp} onChange={tour.take} format={(v) => `${v} GPUs`} />}
+      player={<PlayerControls player={tour.player} label="Tour" narration={narration} format={(i) => `TP ${steps[i]}`} />}
       legend={<Legend items={[{ concept: "weights", label: "GPU holding 1/TP of each layer" }, { concept: "communication", label: "ring all-reduce link" }]} />}
       numbers={data && <>
         one all-reduce of {fmtBytes(message)} (batch {params.batch_size} × hidden × 2 B): <Value value={data.seconds} text={fmtSeconds(data.seconds)} />
@@ -83,16 +96,28 @@ export function TpAllReduce({ params }: { params: Params }) {
 }
 
 export function MoeLoad({ params }: { params: Params }) {
-  const [skew, setSkew] = useState(0.8);
+  const steps = [0.8, 0, 1.2, 2];
+  const tour = useTour(steps);
+  const skew = tour.value;
   const experts = Number(params.num_experts);
-  const { data, error } = useSimulation("moe", { num_experts: experts, top_k: params.top_k, tokens: params.batch_size, zipf_exponent: skew, capacity_factor: 1.25 });
+  const body = (z: number) => ({ num_experts: experts, top_k: params.top_k, tokens: params.batch_size, zipf_exponent: z, capacity_factor: 1.25 });
+  const { data, fresh, error } = useAnswer("moe", body(skew), steps.map(body));
+  const load = data ? `the busiest expert gets ${fmtNum(data.imbalance)}× the mean against a capacity of ${fmtNum(data.capacity_tokens)} tokens; ${(data.dropped_fraction * 100).toFixed(1)}% of assignments are dropped` : "";
+  const said = !data || !fresh ? null : [
+    `${fmtNum(Number(params.batch_size))} tokens each pick their top-${params.top_k} of ${experts} experts with a router skew of ${skew.toFixed(1)}: ${load}.`,
+    `A perfectly even router (skew 0): ${load}.`,
+    `Skew ${skew.toFixed(1)}: a few popular experts take most tokens, ${load}.`,
+    `Skew ${skew.toFixed(1)}: ${load}; the idle experts' GPUs wait for the busiest one.`,
+  ][tour.index] ?? `Your skew ${skew.toFixed(1)}: ${load}.`;
+  const narration = useHeld(said);
   const loads = data?.expected_load_tokens ?? [];
   const max = Math.max(data?.capacity_tokens ?? 1, ...loads) * 1.05;
   const bw = 600 / Math.max(loads.length, 1), H = 150;
   const y = linear(0, max, H, 0);
   return (
     <Frame name="moe-load" params={params} error={error?.message}
-      controls={<Slider label="Router skew (Zipf)" value={skew} min={0} max={2} step={0.1} onChange={setSkew} format={(v) => v.toFixed(1)} />}
+      controls={<Slider label="Router skew (Zipf)" value={skew} min={0} max={2} step={0.1} onChange={tour.take} format={(v) => v.toFixed(1)} />}
+      player={<PlayerControls player={tour.player} label="Tour" narration={narration} format={(i) => `skew ${steps[i].toFixed(1)}`} />}
       legend={<Legend items={[{ concept: "tokens", label: "tokens an expert processes" }, { concept: "waste", label: "dropped over capacity (waste)" }]} />}
       numbers={data && <>
         busiest expert at <Value value={data.imbalance} text={`${fmtNum(data.imbalance)}×`} /> the mean; capacity {fmtNum(data.capacity_tokens)} tokens;
@@ -114,18 +139,30 @@ export function MoeLoad({ params }: { params: Params }) {
 }
 
 export function TokenCost({ params }: { params: Params }) {
-  const [rate, setRate] = useState(10);
-  const { data, error } = useSimulation("capacity", {
+  const steps = [10, 1, 100, 500];
+  const tour = useTour(steps);
+  const rate = tour.value;
+  const body = (r: number) => ({
     model: params.model, gpu: params.gpu,
-    workload: { requests_per_s: rate, prompt_tokens: params.context_tokens, output_tokens: params.output_tokens },
+    workload: { requests_per_s: r, prompt_tokens: params.context_tokens, output_tokens: params.output_tokens },
     slo: { ttft_p99_s: 2, tpot_s: 0.05 },
   });
+  const { data, fresh, error } = useAnswer("capacity", body(rate), steps.map(body));
   const perM = data?.usd_per_million_tokens ?? 0;
   const tokensPerHour = data && perM > 0 ? (data.usd_per_hour / perM) * 1e6 : 0;
   const x = linear(0, Math.max(data?.usd_per_million_output_tokens ?? 1, perM) * 1.1, 0, 420);
+  const bill = data ? `${data.gpus} × ${data.gpu.name} at $${fmtNum(data.usd_per_hour)}/h serve ${fmtNum(Math.round(tokensPerHour))} tokens/h: $${fmtNum(perM)} per million tokens (limited by ${limitingFactor(data.limiting_factor)})` : "";
+  const said = !data || !fresh ? null : [
+    `At ${rate} requests/s, ${bill}.`,
+    `At 1 request/s, ${bill}; GPUs are bought whole, so a light load pays for idle time.`,
+    `At 100 requests/s, ${bill}.`,
+    `At 500 requests/s, ${bill}; the price per token is the price per GPU-hour over the tokens each GPU serves within the SLO.`,
+  ][tour.index] ?? `At your ${rate} requests/s, ${bill}.`;
+  const narration = useHeld(said);
   return (
     <Frame name="token-cost" params={params} error={error?.message}
-      controls={<StepSlider label="Traffic" values={[1, 2, 5, 10, 20, 50, 100, 200, 500]} value={rate} onChange={setRate} format={(v) => `${v} req/s`} />}
+      controls={<StepSlider label="Traffic" values={[1, 2, 5, 10, 20, 50, 100, 200, 500]} value={rate} onChange={tour.take} format={(v) => `${v} req/s`} />}
+      player={<PlayerControls player={tour.player} label="Tour" narration={narration} format={(i) => `${steps[i]} req/s`} />}
       legend={<Legend items={[{ concept: "compute", label: "compute: GPU-hours bought" }, { concept: "tokens", label: "tokens: $ per million (prompt + output)" }, { concept: "decode", label: "decode: $ per million output tokens" }]} />}
       numbers={data && <>
         {data.gpus} × {data.gpu.name} at ${fmtNum(data.price_per_gpu_hour_usd)}/h = ${fmtNum(data.usd_per_hour)}/h for {fmtNum(Math.round(tokensPerHour))} tokens/h:

@@ -1,8 +1,7 @@
 // Serving-at-scale diagrams: pipeline bubbles, the expert-parallel all-to-all, the prefill→decode KV transfer and
 // autoscaling against a traffic curve. Each takes its figures from a simulator endpoint for real catalog parameters.
-import { useState } from "react";
 import { fmtBytes, fmtNum, fmtSeconds, useCatalog, useSimulation } from "../areas/lab/lib";
-import { Block, color, Frame, Legend, linear, POW2, Slider, StepSlider, type Params } from "./kit";
+import { Block, color, Frame, Legend, linear, PlayerControls, POW2, Slider, StepSlider, useAnswer, useHeld, useTour, type Params } from "./kit";
 import { Value } from "./memory";
 
 /** Share of a pipeline's time its stages sit idle when m micro-batches fill p stages: (p − 1) / (m + p − 1). */
@@ -10,7 +9,9 @@ export const bubbleFraction = (stages: number, microbatches: number) => (stages 
 
 export function PipelineBubbles({ params }: { params: Params }) {
   const stages = Number(params.pipeline_parallel);
-  const [micro, setMicro] = useState(Number(params.microbatches));
+  const steps = [Number(params.microbatches), 1, 4, 32];
+  const tour = useTour(steps);
+  const micro = tour.value;
   const { data, error } = useSimulation("step-time", {
     model: params.model, gpu: params.gpu, phase: "prefill", batch_size: 1, context_tokens: params.context_tokens,
   });
@@ -19,9 +20,18 @@ export function PipelineBubbles({ params }: { params: Params }) {
   const slots = micro + stages - 1;
   const bubble = bubbleFraction(stages, micro);
   const cw = 520 / slots, rh = Math.min(24, 150 / stages);
+  const idle = `${stages} stages × ${micro} micro-batch${micro === 1 ? "" : "es"} take ${slots} slots of ${fmtSeconds(stage)}, ${fmtSeconds(slots * stage)} in all; the stages sit idle ${(bubble * 100).toFixed(1)}% of the time`;
+  const said = !data ? null : [
+    `This chapter's pipeline: ${idle}.`,
+    `One micro-batch: each stage waits for the one before it, so ${idle}.`,
+    `Four micro-batches: while stage 0 works on the second, stage 1 takes the first; ${idle}.`,
+    `Thirty-two micro-batches: each stage idles only ${stages - 1} of ${slots} slots (the fill and the drain), so ${idle}.`,
+  ][tour.index] ?? `Your ${micro} micro-batches: ${idle}.`;
+  const narration = useHeld(said);
   return (
     <Frame name="pipeline-bubbles" params={{ ...params, microbatches: micro }} error={error?.message}
-      controls={<StepSlider label="Micro-batches" values={[1, 2, 4, 8, 16, 32, 64]} value={micro} onChange={setMicro} />}
+      controls={<StepSlider label="Micro-batches" values={[1, 2, 4, 8, 16, 32, 64]} value={micro} onChange={tour.take} />}
+      player={<PlayerControls player={tour.player} label="Tour" narration={narration} format={(i) => `${steps[i]} micro-batches`} />}
       legend={<Legend items={[{ concept: "prefill", label: "stage computing a micro-batch" }, { concept: "waste", label: "bubble (stage waiting)" }]} />}
       numbers={data && <>
         {stages} stages × {micro} micro-batches take {slots} slots of {fmtSeconds(stage)} (one stage's share of a {fmtSeconds(data.step_seconds)} prefill):
@@ -45,21 +55,34 @@ export function PipelineBubbles({ params }: { params: Params }) {
 }
 
 export function ExpertAllToAll({ params }: { params: Params }) {
-  const [ep, setEp] = useState(Number(params.expert_parallel));
+  const steps = [Number(params.expert_parallel), 2, 16, 64];
+  const tour = useTour(steps);
+  const ep = tour.value;
   const { models } = useCatalog();
   const model = models.find((m) => m.slug === params.model);
   const topK = model?.experts_per_token ?? 0;
   const tokens = Number(params.batch_size);
   // Each rank sends each of its tokens' hidden state (BF16) to the ranks of its top-k experts: dispatch, then combine back.
   const message = tokens * topK * (model?.hidden_size ?? 0) * 2;
-  const { data, error } = useSimulation("collectives", model && topK ? { op: "all_to_all", algorithm: "ring", message_bytes: message, num_gpus: ep, gpu: params.gpu } : null);
+  const body = (n: number) => (model && topK ? { op: "all_to_all", algorithm: "ring", message_bytes: message, num_gpus: n, gpu: params.gpu } : null);
+  const { data, fresh, error } = useAnswer("collectives", body(ep), steps.map(body));
   const moeLayers = model ? model.num_layers - (model.first_k_dense_replace ?? 0) : 0;
   const perStep = data ? 2 * data.seconds * moeLayers : null;
   const experts = model?.num_experts ?? 0;
+  const cost = data && model && perStep !== null
+    ? `${fmtNum(experts / ep)} experts per GPU; each all-to-all of ${fmtBytes(message)} takes ${fmtSeconds(data.seconds)} (${data.bound}-bound), dispatch and combine in ${moeLayers} MoE layers ≈ ${fmtSeconds(perStep)} per step` : "";
+  const said = !cost || !fresh ? null : [
+    `This chapter's ${model?.name} over ${ep} GPUs: ${cost}.`,
+    `Two GPUs: ${cost}.`,
+    `Sixteen GPUs: fewer experts each, but every token may travel to any of them: ${cost}.`,
+    `Sixty-four GPUs: ${cost}.`,
+  ][tour.index] ?? `Your ${ep} GPUs: ${cost}.`;
+  const narration = useHeld(said);
   const cols = Math.min(ep, 16), boxW = 560 / cols;
   return (
     <Frame name="ep-all-to-all" params={{ ...params, expert_parallel: ep }} error={model && !topK ? `${model.name} is not a mixture of experts` : error?.message}
-      controls={<StepSlider label="Expert parallel" values={POW2(2, 64)} value={ep} onChange={setEp} format={(v) => `${v} GPUs`} />}
+      controls={<StepSlider label="Expert parallel" values={POW2(2, 64)} value={ep} onChange={tour.take} format={(v) => `${v} GPUs`} />}
+      player={<PlayerControls player={tour.player} label="Tour" narration={narration} format={(i) => `EP ${steps[i]}`} />}
       legend={<Legend items={[{ concept: "weights", label: "experts held by a GPU" }, { concept: "communication", label: "all-to-all traffic (dispatch and combine)" }]} />}
       numbers={data && model && <>
         {experts} experts over {ep} GPUs = {fmtNum(experts / ep)} per GPU; each GPU dispatches {tokens} tokens × top-{topK} × {model.hidden_size} × 2 B
@@ -88,11 +111,15 @@ export function ExpertAllToAll({ params }: { params: Params }) {
 const RDMA_400G = 400e9 / 8;
 
 export function PdTransfer({ params }: { params: Params }) {
-  const [context, setContext] = useState(Number(params.context_tokens));
+  const steps = [Number(params.context_tokens), 1024, 32768, 131072];
+  const tour = useTour(steps);
+  const context = tour.value;
   const { gpus } = useCatalog();
   const gpu = gpus.find((g) => g.slug === params.gpu);
-  const kv = useSimulation("kv-cache", { model: params.model, context_tokens: context, kv_dtype: params.kv_dtype });
-  const prefill = useSimulation("step-time", { model: params.model, gpu: params.gpu, phase: "prefill", context_tokens: context, kv_dtype: params.kv_dtype });
+  const kvBody = (c: number) => ({ model: params.model, context_tokens: c, kv_dtype: params.kv_dtype });
+  const prefillBody = (c: number) => ({ model: params.model, gpu: params.gpu, phase: "prefill", context_tokens: c, kv_dtype: params.kv_dtype });
+  const kv = useAnswer("kv-cache", kvBody(context), steps.map(kvBody));
+  const prefill = useAnswer("step-time", prefillBody(context), steps.map(prefillBody));
   const bytes = kv.data?.bytes_per_sequence ?? 0;
   const links = gpu ? [
     { label: "NVLink, same node", rate: gpu.interconnect_bandwidth_bytes_per_s / 2 },
@@ -101,9 +128,18 @@ export function PdTransfer({ params }: { params: Params }) {
   const prefillS = prefill.data?.step_seconds ?? 0;
   const longest = Math.max(prefillS, ...links.map((l) => bytes / l.rate), 1e-9);
   const x = linear(0, longest, 0, 380);
+  const moving = gpu && kv.data ? `its KV cache is ${fmtBytes(bytes)}; prefill takes ${fmtSeconds(prefillS)}, moving the cache ${links.map((l) => `${fmtSeconds(bytes / l.rate)} over ${l.label}`).join(" or ")}` : "";
+  const said = !moving || !prefill.data || !kv.fresh || !prefill.fresh ? null : [
+    `This chapter's ${fmtNum(context)}-token prompt: ${moving}.`,
+    `A ${fmtNum(context)}-token prompt: ${moving}.`,
+    `A ${fmtNum(context)}-token prompt: ${moving}; the cache grows with the prompt, and so does the transfer.`,
+    `A ${fmtNum(context)}-token prompt: ${moving}; the decode GPU starts once the last block arrives.`,
+  ][tour.index] ?? `Your ${fmtNum(context)}-token prompt: ${moving}.`;
+  const narration = useHeld(said);
   return (
     <Frame name="pd-transfer" params={{ ...params, context_tokens: context }} error={kv.error?.message ?? prefill.error?.message}
-      controls={<StepSlider label="Prompt" values={POW2(256, 131_072)} value={context} onChange={setContext} format={(v) => `${fmtNum(v)} tokens`} />}
+      controls={<StepSlider label="Prompt" values={POW2(256, 131_072)} value={context} onChange={tour.take} format={(v) => `${fmtNum(v)} tokens`} />}
+      player={<PlayerControls player={tour.player} label="Tour" narration={narration} format={(i) => `${fmtNum(steps[i])} tokens`} />}
       legend={<Legend items={["prefill", { concept: "kv", label: "KV cache moved to the decode GPU" }, "communication"]} />}
       numbers={kv.data && prefill.data && gpu && <>
         the prompt's KV cache is <Value value={bytes} text={fmtBytes(bytes)} />; prefill takes {fmtSeconds(prefillS)};
@@ -144,7 +180,9 @@ export function replicaTimeline(perReplica: number, peak: number, coldStartMin: 
 }
 
 export function Autoscaling({ params }: { params: Params }) {
-  const [cold, setCold] = useState(Number(params.cold_start_minutes));
+  const steps = [Number(params.cold_start_minutes), 1, 15, 30];
+  const tour = useTour(steps);
+  const cold = tour.value;
   const peak = Number(params.peak_requests_per_s);
   const { data, error } = useSimulation("capacity", {
     model: params.model, gpu: params.gpu,
@@ -159,9 +197,18 @@ export function Autoscaling({ params }: { params: Params }) {
   const x = linear(0, 120, 30, 30 + W);
   const y = linear(0, peak * 1.15, H, 0);
   const path = (values: number[]) => values.map((v, t) => `${t ? "L" : "M"}${x(t).toFixed(1)},${y(v).toFixed(1)}`).join("");
+  const gap = line ? `${fmtNum(Math.round(unservedRequests))} requests arrive over capacity while ${Math.max(...line.ordered)} replicas come up for the peak of ${fmtNum(peak)} req/s` : "";
+  const said = !line ? null : [
+    `This chapter's ${cold}-minute cold start: ${gap}.`,
+    `A 1-minute cold start: ${gap}.`,
+    `A 15-minute cold start: replicas ordered at the start of the ramp serve only a quarter of an hour later; ${gap}.`,
+    `A 30-minute cold start, as long as the ramp itself: ${gap}.`,
+  ][tour.index] ?? `Your ${cold}-minute cold start: ${gap}.`;
+  const narration = useHeld(said);
   return (
     <Frame name="autoscaling" params={{ ...params, cold_start_minutes: cold }} error={error?.message}
-      controls={<Slider label="Cold start" value={cold} min={1} max={30} onChange={setCold} format={(v) => `${v} min`} />}
+      controls={<Slider label="Cold start" value={cold} min={1} max={30} onChange={tour.take} format={(v) => `${v} min`} />}
+      player={<PlayerControls player={tour.player} label="Tour" narration={narration} format={(i) => `${steps[i]} min cold start`} />}
       legend={<Legend items={[{ concept: "tokens", label: "traffic (requests/s)" }, { concept: "compute", label: "capacity of ready replicas" }, { concept: "waste", label: "traffic over capacity" }]} />}
       numbers={data && line && <>
         one replica ({data.gpus / Math.max(data.replicas, 1)} × {data.gpu.name}) serves {fmtNum(perReplica)} req/s within the SLO; the peak needs {Math.max(...line.ordered)} replicas;

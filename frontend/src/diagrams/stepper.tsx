@@ -57,7 +57,9 @@ export function StepReplay({ log, budget, blocks, frame }: {
   const bar = linear(0, 1, 0, 460);
   return frame({
     controls: <PlayerControls player={player} label="Run the scheduler" scrubLabel="Engine step" scrubTestId="diagram-slider"
-      format={(v) => `${v + 1} of ${log.length}`} />,
+      format={(v) => `${v + 1} of ${log.length}`}
+      narration={row ? `Step ${row.step}: ${row.running} running and ${row.waiting} waiting; the step spends ${fmtNum(row.tokens)} of the ${fmtNum(budget)}-token budget`
+        + `${row.admitted.length ? ` and admits ${row.admitted.length} new request${row.admitted.length === 1 ? "" : "s"}` : ""}${row.held_back ? `; request #${row.held_back.request} waits for KV blocks` : ""}.` : ""} />,
     numbers: row && <>
       step {row.step}: <Value value={row.running} text={`${row.running} running`} />, {row.waiting} waiting;
       {" "}{fmtNum(row.tokens)} of {fmtNum(budget)} budget tokens in {fmtSeconds(row.duration_s)};

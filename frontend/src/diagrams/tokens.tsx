@@ -1,8 +1,8 @@
 // Tokenization: the reader's text → BPE pieces → ids (cl100k_base in the browser, whose 100k tokens are the first
 // 100k of Llama 3's vocabulary), and what those tokens cost in KV cache on the chosen model (request-walk endpoint).
 import { useState } from "react";
-import { fmtBytes, useSimulation, useTokenizer } from "../areas/lab/lib";
-import { Block, Frame, Legend, Slider, type Params } from "./kit";
+import { fmtBytes, useTokenizer } from "../areas/lab/lib";
+import { Block, Frame, Legend, PlayerControls, Slider, useAnswer, useHeld, useTour, type Params } from "./kit";
 import { Value } from "./memory";
 
 export const TOKEN_SAMPLES = [
@@ -13,14 +13,26 @@ export const TOKEN_SAMPLES = [
 ];
 
 export function Tokenization({ params }: { params: Params }) {
-  const [sample, setSample] = useState(0);
-  const [text, setText] = useState(TOKEN_SAMPLES[0]);
+  const [picked, setPicked] = useState(0);
+  const tour = useTour(TOKEN_SAMPLES);
+  const text = tour.value;
+  const sample = tour.own ? picked : tour.index;
   const enc = useTokenizer();
-  const ids = enc ? enc.encode(text).slice(0, 512) : null;
-  const { data, error } = useSimulation("request-walk", ids && ids.length ? {
-    model: params.model, gpu: params.gpu, tokens: ids, tokenizer: "cl100k_base", output_tokens: 1,
+  const encode = (t: string) => (enc ? enc.encode(t).slice(0, 512) : null);
+  const ids = encode(text);
+  const body = (tokens: number[] | null) => (tokens && tokens.length ? {
+    model: params.model, gpu: params.gpu, tokens, tokenizer: "cl100k_base", output_tokens: 1,
   } : null);
-  const pick = (i: number) => { setSample(i); setText(TOKEN_SAMPLES[i]); };
+  const { data, error } = useAnswer("request-walk", body(ids), TOKEN_SAMPLES.map((t) => body(encode(t))));
+  const pick = (i: number) => { setPicked(i); tour.take(TOKEN_SAMPLES[i]); };
+  const count = ids ? `${text.length} characters → ${ids.length} tokens, ${(text.length / Math.max(ids.length, 1)).toFixed(1)} characters per token` : "";
+  const said = !ids || !data ? null : [
+    `Plain English: ${count}; common words are one token each, and on ${data.model.name} every token keeps ${fmtBytes(data.kv_bytes_per_token)} of KV cache.`,
+    `A shell command: ${count}; names and flags the tokenizer rarely saw split into several pieces.`,
+    `Numbers and units: ${count}; digits go in groups of at most three, and symbols are pieces of their own.`,
+    `German: ${count}; long compounds split into several pieces.`,
+  ][tour.index] ?? `Your text: ${count}.`;
+  const narration = useHeld(said);
   let x = 0, y = 0;
   const chips = (ids ?? []).map((id, i) => {
     const piece = enc!.decode([id]);
@@ -34,8 +46,9 @@ export function Tokenization({ params }: { params: Params }) {
     <Frame name="tokenization" params={params} error={error?.message}
       controls={<>
         <Slider label="Sample" value={sample} min={0} max={TOKEN_SAMPLES.length - 1} onChange={pick} format={(v) => `${v + 1} of ${TOKEN_SAMPLES.length}`} />
-        <label>Your text <input type="text" value={text} maxLength={2000} onChange={(e) => setText(e.target.value)} data-testid="diagram-text" /></label>
+        <label>Your text <input type="text" value={text} maxLength={2000} onChange={(e) => tour.take(e.target.value)} data-testid="diagram-text" /></label>
       </>}
+      player={<PlayerControls player={tour.player} label="Tour" narration={narration} format={(i) => `sample ${i + 1}`} />}
       legend={<Legend items={[{ concept: "tokens", label: "tokens: piece above, id below (shades alternate)" }]} />}
       numbers={data && ids && <>
         {text.length} characters → <Value value={data.prompt_tokens} text={`${data.prompt_tokens} tokens`} /> ({(text.length / Math.max(ids.length, 1)).toFixed(1)} characters per token);
