@@ -12,17 +12,19 @@ run's decode batch b and the mean context ISL + OSL/2, the prefill cost per toke
 The batch b: an offline run (all requests queued) holds what the KV cache takes at the mean context (paged: requests
 sit at every stage of their decode) at the run's memory share, at most 2,048 sequences; a run at a fixed concurrency
 holds min(concurrency, that); a single-request run holds 1. Metrics: output or total tokens/s, requests/s, and TPOT
-(mean time per output token) are predicted; TTFT rows are listed, not scored.
+(mean time per output token) from the steady state; TTFT and end-to-end latency of a static batch of b requests (vLLM's
+benchmark_latency; b = 1 for one request) as the b prompts' prefill step plus OSL decode steps at batch b.
 
 Fit. Per GPU family and compute dtype (roofline.compute_dtype: BF16, FP8, FP4; e.g. Hopper FP8, Blackwell FP4), the
 (prefill MFU, decode MFU, weight-read MBU, KV-read efficiency) minimising the squared log error over the group's
-training rows: a coordinate search in log space within the bounds below (MBU held to the literature's 0.60-0.85, as
+training rows (latencies as their inverse, so every ratio > 1 means faster than predicted): a coordinate search in log space within the bounds below (MBU held to the literature's 0.60-0.85, as
 roofline.PRIORS explains). A group with no training rows gets what the product gives it (roofline.prior_basis: the
 borrowed fit of DERIVED_PRIORS, when that group has rows, else the hand-set PRIORS).
 Ranges: expected × the 2.5th and 97.5th percentile of the group's training ratios measured/predicted (the hand-set
 PRIORS' own low and high where nothing was fitted).
 
-Scored: leave-one-source-out (fit on every publisher but one, score the held-out publisher's rows), overall, per
+Scored: leave-one-source-out (fit on every publisher but one, score the held-out publisher's rows; AMD's blog and
+performance pages are one source, SOURCE_GROUPS), overall, per
 family and dtype and per publisher, against the targets (>= 75 % inside, median high/low <= 1.7x); then the product's
 installed priors (roofline.FITTED_PRIORS, what every endpoint uses) in sample; the fit on all rows per group (the
 values to install); and the GPU ratios, each derived from the batch memory allows, HBM bandwidth and peak compute.
@@ -69,7 +71,12 @@ OFFLINE_MEMORY_SHARE = 0.95  # TensorRT-LLM's tables: --kv_cache_free_gpu_mem_fr
 FACTORS = ("mfu", "decode_mfu", "mbu", "kv_read_efficiency")
 BOUNDS = {"mfu": (0.10, 0.95), "decode_mfu": (0.05, 0.95), "mbu": (0.60, 0.85), "kv_read_efficiency": (0.20, 1.00)}
 COVER = (2.5, 97.5)
-SCORED = {"output_tokens_per_s", "total_tokens_per_s", "requests_per_s", "tpot_ms", "itl_ms"}
+SCORED = {"output_tokens_per_s", "total_tokens_per_s", "requests_per_s", "tpot_ms", "itl_ms", "ttft_ms",
+          "e2e_latency_ms"}
+LATENCIES = {"tpot_ms", "itl_ms", "ttft_ms", "e2e_latency_ms"}
+# Publishers that are not independent of each other are held out together: AMD's blog and its performance pages run
+# the same harness family on the same containers.
+SOURCE_GROUPS = {"amd-rocm-blog": "amd", "amd-docs": "amd"}
 MODELS, GPUS = load_models(), load_gpus()
 
 
@@ -106,7 +113,8 @@ def load_rows() -> list[Row]:
             mode = s.get("mode", "offline")
             share = s.get("gpu_memory_utilization", OFFLINE_MEMORY_SHARE if mode == "offline" else 0.9)
             for isl, osl, value in s["results"]:
-                rows.append(Row(publisher or s["publisher"], s["setup"], s["model"], s["gpu"], s["tensor_parallel"],
+                source = publisher or s["publisher"]
+                rows.append(Row(SOURCE_GROUPS.get(source, source), s["setup"], s["model"], s["gpu"], s["tensor_parallel"],
                                 s["weight_dtype"], s["kv_dtype"], mode, s.get("concurrency"), share,
                                 s.get("metric", "output_tokens_per_s"), float(isl), float(osl), float(value)))
     return rows
@@ -137,6 +145,12 @@ def predict(r: Row, priors: EfficiencyPriors, end: str = "expected") -> float:
     c_p = prefill_cost_per_token(prefill_step(m, g, r.isl, **common))
     pick = {"expected": 0, "optimistic": 1, "pessimistic": 2}[end]
     t_d = float(dec.step_time_s if pick == 0 else dec.step_time_s_range[pick - 1])
+    if r.metric in ("ttft_ms", "e2e_latency_ms"):
+        # A static batch of b requests (vLLM's benchmark_latency) or one request: the b prompts prefilled in one step,
+        # then OSL decode steps at batch b (at the mean context).
+        pf = step_time(m, g, batch=b, context_tokens=0, new_tokens=r.isl, **common)
+        t_p = float(pf.step_time_s if pick == 0 else pf.step_time_s_range[pick - 1])
+        return 1e3 * (t_p if r.metric == "ttft_ms" else t_p + r.osl * t_d)
     ss = steady_state(t_d, c_p[pick], b, r.isl, r.osl)
     out = float(ss.output_tokens_per_s)
     return {"output_tokens_per_s": out, "total_tokens_per_s": out * (r.isl + r.osl) / r.osl,
@@ -152,7 +166,7 @@ def _error(rows: list[Row], priors: EfficiencyPriors) -> float:
 
 
 def _lower_is_faster(metric: str) -> bool:
-    return metric in ("tpot_ms", "itl_ms")
+    return metric in LATENCIES
 
 
 def ratio(r: Row, predicted: float) -> float:

@@ -53,5 +53,9 @@ def test_fp4_keeps_its_own_fit_and_bf16_on_hopper_says_it_borrows(api_client):
     assert fp4["priors"]["basis"]["fitted"] is True and fp4["priors"]["kv_read_efficiency"]["expected"] == 0.375
     bf16 = decode(api_client, "h100-sxm", "bf16")
     assert bf16["priors"]["basis"]["compute_dtype"] == "bf16" and not bf16["priors"]["basis"]["fitted"]
-    amd = decode(api_client, "mi300x", "bf16")
-    assert amd["priors"]["basis"]["family"] == "" and "hand-set" in amd["priors"]["basis"]["reason"]
+    amd = decode(api_client, "mi300x", "fp8")
+    assert amd["priors"]["basis"] == {"family": "cdna3", "compute_dtype": "fp8", "fitted": True,
+                                      "reason": "fitted on cdna3 fp8 rows"}
+    assert amd["priors"]["kv_read_efficiency"]["expected"] == 0.20
+    ada = decode(api_client, "l40s", "fp8")
+    assert ada["priors"]["basis"]["family"] == "" and "hand-set" in ada["priors"]["basis"]["reason"]

@@ -21,3 +21,23 @@ def test_every_measurement_is_traceable_and_runs_on_the_catalog():
         rows = s["results"]
         assert len({(isl, osl) for isl, osl, _ in rows}) == len(rows) > 0, s["setup"]
         assert all(isinstance(v, int) and v > 0 for row in rows for v in row), s["setup"]
+
+
+def test_the_external_measurements_are_other_sources_with_a_known_mode_and_metric():
+    """fixtures/serving-measurements-external.yaml: the held-out sources of calibration.py (not TensorRT-LLM's tables,
+    not MLPerf), each row quoted from its page."""
+    from tests.courses.test_fixture_sources import checkable
+
+    models, gpus = load_models(), load_gpus()
+    setups = yaml.safe_load((FIXTURES_DIR / "serving-measurements-external.yaml").read_text())
+    assert len({s["setup"] for s in setups}) == len(setups)
+    assert sum(len(s["results"]) for s in setups) >= 40 and len({s["publisher"] for s in setups}) >= 4
+    metrics = {"output_tokens_per_s", "total_tokens_per_s", "requests_per_s", "tpot_ms", "itl_ms", "ttft_ms",
+               "e2e_latency_ms"}
+    for s in setups:
+        assert s["publisher"] != "tensorrt-llm" and "mlperf" not in s["publisher"].lower(), s["setup"]
+        assert s["model"] in models and s["gpu"] in gpus and tp_is_valid(models[s["model"]], s["tensor_parallel"])
+        assert s["mode"] in ("offline", "concurrency", "rate", "single") and s["metric"] in metrics, s["setup"]
+        assert s["mode"] != "concurrency" or s["concurrency"] >= 1, s["setup"]
+        assert checkable(s["source"]) and s["quote"].strip(), s["setup"]
+        assert all(v > 0 for row in s["results"] for v in row), s["setup"]

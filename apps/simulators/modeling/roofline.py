@@ -131,10 +131,25 @@ BLACKWELL_PRIORS = EfficiencyPriors(
     kv_read_efficiency=Prior(0.313, 0.375, 0.467, "Blackwell KV-cache read efficiency (decode attention), "
                              + _FIT + _BLACKWELL_ROWS),
 )
+# AMD CDNA3 (MI300X) in FP8 under vLLM, fitted by benchmarks/calibration.py to fixtures/serving-measurements-external.yaml
+# (AMD's ROCm blog and performance pages, Oracle Cloud's blog: 36 rows of Llama 3.1 70B and 405B FP8 at TP 8, offline
+# throughput, fixed concurrency and static-batch latency). vLLM on these GPUs reaches far smaller shares of the peaks
+# than TensorRT-LLM on Hopper: the fit's KV-read efficiency sits at its lower bound (0.20) and batch-1 latencies are
+# still slower than predicted (step overheads and RCCL latency the roofline does not model; see benchmarks/README.md).
+_CDNA3_ROWS = ("fixtures/serving-measurements-external.yaml setups amd-rocm-blog-*, amd-docs-*, oracle-* (36 rows, "
+               "FP8 weights); range: 2.5th-97.5th percentile of measured/predicted 0.531-1.349")
+_CDNA3_FIT = "fitted by benchmarks/calibration.py to vLLM on MI300X, "
+CDNA3_PRIORS = EfficiencyPriors(
+    mfu=Prior(0.090, 0.1697, 0.229, "CDNA3 prefill MFU (of the FP8 peak), " + _CDNA3_FIT + _CDNA3_ROWS),
+    decode_mfu=Prior(0.076, 0.1425, 0.192, "CDNA3 decode MFU (of the FP8 peak), " + _CDNA3_FIT + _CDNA3_ROWS),
+    mbu=Prior(0.319, 0.60, 0.809, "CDNA3 weight-read MBU (the fit's lower bound 0.60), " + _CDNA3_FIT + _CDNA3_ROWS),
+    kv_read_efficiency=Prior(0.106, 0.20, 0.270, "CDNA3 KV-cache read efficiency (the fit's lower bound 0.20), "
+                             + _CDNA3_FIT + _CDNA3_ROWS),
+)
 # Fitted priors are keyed by GPU family and the math the weights run (compute_dtype): an FP4 fit says nothing about
 # FP8 kernels, so each is applied only to deployments of its own dtype.
-FITTED_PRIORS = {("hopper", "fp8"): HOPPER_PRIORS, ("blackwell", "fp4"): BLACKWELL_PRIORS}
-FAMILY_PRIORS = {"hopper": HOPPER_PRIORS, "blackwell": BLACKWELL_PRIORS}  # each family's fit, whatever its dtype
+FITTED_PRIORS = {("hopper", "fp8"): HOPPER_PRIORS, ("blackwell", "fp4"): BLACKWELL_PRIORS, ("cdna3", "fp8"): CDNA3_PRIORS}
+FAMILY_PRIORS = {"hopper": HOPPER_PRIORS, "blackwell": BLACKWELL_PRIORS, "cdna3": CDNA3_PRIORS}  # each family's fit
 _NO_ROWS = "no {family} {dtype} rows in the fit set"
 # A family/dtype without rows borrows a fitted set, and the answer says which and why. Efficiencies are shares of the
 # deployment's own peak FLOP/s and HBM bandwidth, so borrowing them keeps the GPU and dtype's peaks and bandwidth:
@@ -147,23 +162,28 @@ DERIVED_PRIORS = {
                            "property of FP8 kernels), so B200/H200 follows the peak and bandwidth ratios"),
     ("blackwell", "bf16"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to B200's BF16 peak "
                             "and HBM3e bandwidth"),
+    ("cdna3", "bf16"): (("cdna3", "fp8"), _NO_ROWS + ": CDNA3 FP8's fitted factors (vLLM on MI300X) applied to the BF16 "
+                        "peak and the same HBM3"),
 }
 # The catalog has no architecture field: the family is read from the slug, else from the product name.
-_FAMILY_SLUGS = {"h100-sxm": "hopper", "h100-pcie": "hopper", "h100-nvl": "hopper", "h200": "hopper", "b200": "blackwell"}
+_FAMILY_SLUGS = {"h100-sxm": "hopper", "h100-pcie": "hopper", "h100-nvl": "hopper", "h200": "hopper", "b200": "blackwell",
+                 "mi300x": "cdna3"}
 _FAMILY_NAMES = (
     ("hopper", re.compile(r"\b(?:GH|H)(?:100|200|800|20)\b", re.IGNORECASE)),
     ("blackwell", re.compile(r"\b(?:GB|B)(?:100|200|300)\b", re.IGNORECASE)),
 )
+_AMD_FAMILY_NAMES = (("cdna3", re.compile(r"\bMI3(?:00|25)X\b", re.IGNORECASE)),)
 
 
 def gpu_family(gpu: GPUSpec) -> str:
-    """'hopper', 'blackwell' or '' (no fitted family): by catalog slug, else an NVIDIA product name in the name."""
+    """'hopper', 'blackwell', 'cdna3' (AMD MI300X/MI325X) or '' (no fitted family): by catalog slug, else a product
+    name in the GPU's name."""
     if gpu.slug in _FAMILY_SLUGS:
         return _FAMILY_SLUGS[gpu.slug]
-    if gpu.vendor.lower() == "nvidia":
-        for family, pattern in _FAMILY_NAMES:
-            if pattern.search(gpu.name):
-                return family
+    names = {"nvidia": _FAMILY_NAMES, "amd": _AMD_FAMILY_NAMES}.get(gpu.vendor.lower(), ())
+    for family, pattern in names:
+        if pattern.search(gpu.name):
+            return family
     return ""
 
 
