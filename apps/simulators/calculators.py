@@ -181,20 +181,22 @@ def _infeasible_note(f: m.Feasibility, note: str) -> str:
 
 
 def _step(model, gpu, *, phase, batch_size, context_tokens, prompt_tokens, tensor_parallel, weight_dtype, kv_dtype,
-          **parallel):
+          cuda_graphs: bool = True, **parallel):
     new = (prompt_tokens or context_tokens) if phase == "prefill" else 1
     return m.step_time(model, gpu, batch=batch_size, context_tokens=0 if phase == "prefill" else context_tokens,
-                       new_tokens=new, tp=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype, **parallel)
+                       new_tokens=new, tp=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+                       cuda_graphs=cuda_graphs, **parallel)
 
 
 def step_time_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, phase: str, batch_size: int, context_tokens: int,
                         prompt_tokens: int | None, tensor_parallel: int, weight_dtype: str, kv_dtype: str,
                         gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION, pipeline_parallel: int = 1,
-                        data_parallel: int = 1, expert_parallel: int = 1, expert_routing_skew: float = 0.0) -> dict:
+                        data_parallel: int = 1, expert_parallel: int = 1, expert_routing_skew: float = 0.0,
+                        cuda_graphs: bool = True) -> dict:
     layout = dict(pp=pipeline_parallel, dp=data_parallel, ep=expert_parallel)
     args = dict(batch_size=batch_size, context_tokens=context_tokens, prompt_tokens=prompt_tokens,
                 tensor_parallel=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
-                expert_routing_skew=expert_routing_skew, **layout)
+                expert_routing_skew=expert_routing_skew, cuda_graphs=cuda_graphs, **layout)
     r = _step(model, gpu, phase=phase, **args)
     # Memory held by the step: each sequence's KV after it (decode: context + 1; prefill: the prompt).
     held = (prompt_tokens or context_tokens) if phase == "prefill" else context_tokens + 1
@@ -246,10 +248,11 @@ def step_time_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, phase: str, batch
 
 
 def throughput_latency_calculate(*, model, gpu, prompt_tokens, output_tokens, tensor_parallel, weight_dtype,
-                                 kv_dtype, gpu_memory_utilization, max_num_seqs) -> dict:
+                                 kv_dtype, gpu_memory_utilization, max_num_seqs, cuda_graphs: bool = True) -> dict:
     r = m.throughput_latency_curve(model, gpu, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
                                    tp=tensor_parallel, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
-                                   gpu_memory_utilization=gpu_memory_utilization, max_num_seqs=max_num_seqs)
+                                   gpu_memory_utilization=gpu_memory_utilization, max_num_seqs=max_num_seqs,
+                                   cuda_graphs=cuda_graphs)
     points = [
         {"batch_size": int(b), "tpot_seconds": float(r.tpot_s[i]),
          "tpot_seconds_range": [float(r.tpot_s_range[0][i]), float(r.tpot_s_range[1][i])],
@@ -282,12 +285,13 @@ def _crossover(model, gpu, context, tp, weight_dtype, kv_dtype) -> float:
 
 def capacity_calculate(*, model, gpu, workload: dict, slo: dict, weight_dtype, kv_dtype, tensor_parallel,
                        price_per_gpu_hour_usd, gpu_memory_utilization, max_utilization, pipeline_parallel: int = 1,
-                       data_parallel: int = 1, expert_parallel: int = 1) -> dict:
+                       data_parallel: int = 1, expert_parallel: int = 1, cuda_graphs: bool = True) -> dict:
     r = m.plan_capacity(model, gpu, requests_per_s=workload["requests_per_s"], prompt_tokens=workload["prompt_tokens"],
                         output_tokens=workload["output_tokens"], ttft_p99_s=slo["ttft_p99_s"], tpot_s=slo["tpot_s"],
                         weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tensor_parallel,
                         price_per_gpu_hour=price_per_gpu_hour_usd, gpu_memory_utilization=gpu_memory_utilization,
-                        max_utilization=max_utilization, pp=pipeline_parallel, dp=data_parallel, ep=expert_parallel)
+                        max_utilization=max_utilization, pp=pipeline_parallel, dp=data_parallel, ep=expert_parallel,
+                        cuda_graphs=cuda_graphs)
     price = gpu.price_per_hour_usd if price_per_gpu_hour_usd is None else price_per_gpu_hour_usd
     # Memory verdict for one sequence of prompt + output tokens: at the requested TP, else at the planner's TP, else at
     # the smallest TP that fits (the SLOs failed there), else at TP 8 (nothing fits: the dtype fix is for 8 GPUs).

@@ -73,7 +73,7 @@ def workload_build(*, workload: dict, seed: int) -> Workload:
 SETUP_FIELDS = ("tensor_parallel", "max_num_seqs", "max_num_batched_tokens", "chunked_prefill", "prefix_caching",
                 "block_size", "gpu_memory_utilization", "static_batching", "weight_dtype", "kv_dtype",
                 "pipeline_parallel", "data_parallel", "expert_parallel", "long_prefill_token_threshold",
-                "scheduler_reserve_full_isl")
+                "scheduler_reserve_full_isl", "cuda_graphs")
 
 
 def workload_check(*, params: dict, w: Workload, max_steps: int = SYNC_MAX_STEPS, max_tokens: int = MAX_TOKENS) -> None:

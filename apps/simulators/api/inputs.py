@@ -242,6 +242,9 @@ class FitInput(GPUChoice, ParallelInput):
 
 class StepTimeInput(GPUChoice, ParallelInput):
     phase = serializers.ChoiceField(choices=["prefill", "decode"], default="decode")
+    cuda_graphs = serializers.BooleanField(default=True, help_text=(
+        "False is vLLM's enforce_eager: every step also pays each layer's kernel launches (46.9 µs a layer, "
+        "apps/simulators/modeling/step_overhead.py)"))
     batch_size = pos_int(MAX_BATCH, default=1)
     context_tokens = pos_int(MAX_CONTEXT // 2, help_text="Decode: tokens already cached. Prefill: the prompt length "
                              "unless prompt_tokens is given")
@@ -258,6 +261,9 @@ class StepTimeInput(GPUChoice, ParallelInput):
 
 class ThroughputLatencyInput(GPUChoice):
     prompt_tokens = pos_int(MAX_CONTEXT // 2)
+    cuda_graphs = serializers.BooleanField(default=True, help_text=(
+        "False is vLLM's enforce_eager: every step also pays each layer's kernel launches (46.9 µs a layer, "
+        "apps/simulators/modeling/step_overhead.py)"))
     output_tokens = pos_int(MAX_CONTEXT // 2, default=256)
     tensor_parallel = pos_int(1024, default=1)
     weight_dtype = dtype_field()
@@ -279,6 +285,9 @@ class CapacitySLOInput(serializers.Serializer):
 
 class CapacityInput(GPUChoice, ParallelInput):
     workload = CapacityWorkloadInput()
+    cuda_graphs = serializers.BooleanField(default=True, help_text=(
+        "False is vLLM's enforce_eager: every step also pays each layer's kernel launches (46.9 µs a layer, "
+        "apps/simulators/modeling/step_overhead.py)"))
     slo = CapacitySLOInput()
     price_per_gpu_hour_usd = serializers.FloatField(min_value=0, max_value=10_000, required=False, allow_null=True,
                                                     help_text="Defaults to the catalog GPU's price")
@@ -537,6 +546,9 @@ class EngineInput(GPUChoice, ParallelInput):
     """One engine on a workload; the model and GPU are given as on every other simulator endpoint."""
 
     seed = serializers.IntegerField(min_value=0, max_value=2**32 - 1, default=0)
+    cuda_graphs = serializers.BooleanField(default=True, help_text=(
+        "False is vLLM's enforce_eager: every step also pays each layer's kernel launches (46.9 µs a layer, "
+        "apps/simulators/modeling/step_overhead.py)"))
     tensor_parallel = serializers.ChoiceField(choices=TP_CHOICES, default=1)
     max_num_seqs = serializers.IntegerField(min_value=1, max_value=4096, default=256)
     max_num_batched_tokens = serializers.IntegerField(min_value=16, max_value=131_072, default=8192)

@@ -185,7 +185,7 @@ class StepTimeApi(SimulatorApi):
     def calculate(self, request, data):
         return calculators.step_time_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
             data, "phase", "batch_size", "context_tokens", "prompt_tokens", "tensor_parallel", "weight_dtype",
-            "kv_dtype", "gpu_memory_utilization", "expert_routing_skew", *PARALLEL))
+            "kv_dtype", "gpu_memory_utilization", "expert_routing_skew", "cuda_graphs", *PARALLEL))
 
 
 @documented("throughput-latency", i.ThroughputLatencyInput, o.ThroughputLatencyOutput, "Throughput vs TPOT as the batch grows")
@@ -195,7 +195,7 @@ class ThroughputLatencyApi(SimulatorApi):
     def calculate(self, request, data):
         return calculators.throughput_latency_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
             data, "prompt_tokens", "output_tokens", "tensor_parallel", "weight_dtype", "kv_dtype",
-            "gpu_memory_utilization", "max_num_seqs"))
+            "gpu_memory_utilization", "max_num_seqs", "cuda_graphs"))
 
 
 @documented("capacity", i.CapacityInput, o.CapacityOutput, "GPUs, replicas and cost for a workload under SLOs")
@@ -208,7 +208,7 @@ class CapacityApi(SimulatorApi):
     def calculate(self, request, data):
         return calculators.capacity_calculate(model=_model(request, data), gpu=_gpu(request, data), **_pick(
             data, "workload", "slo", "weight_dtype", "kv_dtype", "tensor_parallel", "price_per_gpu_hour_usd",
-            "gpu_memory_utilization", "max_utilization", *PARALLEL))
+            "gpu_memory_utilization", "max_utilization", "cuda_graphs", *PARALLEL))
 
 
 @documented("speculative", i.SpeculativeInput, o.SpeculativeOutput, "Speculative decoding: tokens per step and speedup")

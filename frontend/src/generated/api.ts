@@ -2210,6 +2210,11 @@ export interface components {
              */
             expert_parallel: number;
             workload: components["schemas"]["CapacityWorkloadInputRequest"];
+            /**
+             * @description False is vLLM's enforce_eager: every step also pays each layer's kernel launches (46.9 µs a layer, apps/simulators/modeling/step_overhead.py)
+             * @default true
+             */
+            cuda_graphs: boolean;
             slo: components["schemas"]["CapacitySLOInputRequest"];
             /**
              * Format: double
@@ -2630,6 +2635,11 @@ export interface components {
              * @default 0
              */
             seed: number;
+            /**
+             * @description False is vLLM's enforce_eager: every step also pays each layer's kernel launches (46.9 µs a layer, apps/simulators/modeling/step_overhead.py)
+             * @default true
+             */
+            cuda_graphs: boolean;
             /** @default 1 */
             tensor_parallel: components["schemas"]["TensorParallelEnum"];
             /** @default 256 */
@@ -3273,6 +3283,11 @@ export interface components {
              * @default 0
              */
             seed: number;
+            /**
+             * @description False is vLLM's enforce_eager: every step also pays each layer's kernel launches (46.9 µs a layer, apps/simulators/modeling/step_overhead.py)
+             * @default true
+             */
+            cuda_graphs: boolean;
             /** @default 1 */
             tensor_parallel: components["schemas"]["TensorParallelEnum"];
             /** @default 256 */
@@ -3351,6 +3366,11 @@ export interface components {
              * @default 0
              */
             seed: number;
+            /**
+             * @description False is vLLM's enforce_eager: every step also pays each layer's kernel launches (46.9 µs a layer, apps/simulators/modeling/step_overhead.py)
+             * @default true
+             */
+            cuda_graphs: boolean;
             /** @default 1 */
             tensor_parallel: components["schemas"]["TensorParallelEnum"];
             /** @default 256 */
@@ -6858,6 +6878,11 @@ export interface components {
             expert_parallel: number;
             /** @default decode */
             phase: components["schemas"]["PhaseEnum"];
+            /**
+             * @description False is vLLM's enforce_eager: every step also pays each layer's kernel launches (46.9 µs a layer, apps/simulators/modeling/step_overhead.py)
+             * @default true
+             */
+            cuda_graphs: boolean;
             /** @default 1 */
             batch_size: number;
             /** @description Decode: tokens already cached. Prefill: the prompt length unless prompt_tokens is given */
@@ -7058,6 +7083,11 @@ export interface components {
              * @default 0
              */
             seed: number;
+            /**
+             * @description False is vLLM's enforce_eager: every step also pays each layer's kernel launches (46.9 µs a layer, apps/simulators/modeling/step_overhead.py)
+             * @default true
+             */
+            cuda_graphs: boolean;
             /** @default 1 */
             tensor_parallel: components["schemas"]["TensorParallelEnum"];
             /** @default 256 */
@@ -7150,6 +7180,11 @@ export interface components {
              * @default 0
              */
             seed: number;
+            /**
+             * @description False is vLLM's enforce_eager: every step also pays each layer's kernel launches (46.9 µs a layer, apps/simulators/modeling/step_overhead.py)
+             * @default true
+             */
+            cuda_graphs: boolean;
             /** @default 1 */
             tensor_parallel: components["schemas"]["TensorParallelEnum"];
             /** @default 256 */
@@ -7535,6 +7570,11 @@ export interface components {
             /** @description Inline GPU spec instead of `gpu` */
             gpu_spec?: components["schemas"]["InlineGPURequest"];
             prompt_tokens: number;
+            /**
+             * @description False is vLLM's enforce_eager: every step also pays each layer's kernel launches (46.9 µs a layer, apps/simulators/modeling/step_overhead.py)
+             * @default true
+             */
+            cuda_graphs: boolean;
             /** @default 256 */
             output_tokens: number;
             /** @default 1 */
