@@ -147,6 +147,7 @@ def test_every_diagram_type_tours_itself_with_narration_in_its_chapter(site, ope
         first = narration.inner_text()
         # It moves on by itself, to another sentence.
         expect(narration).not_to_have_text(first, timeout=12_000)
+        shot(page, f"diagram-tour-{name}-{kind}-playing")
         if name in TOURS:
             player = figure.get_by_test_id("diagram-player")
             assert int(player.get_attribute("data-player-step")) >= 1
