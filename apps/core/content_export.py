@@ -28,7 +28,7 @@ def register_exporters(*exporters: Callable[[Path, list[Path]], None]) -> None:
 
 # Reference lists kept in fixtures/ that are not database content (the tests and benchmarks read them; the loader
 # does not): copied through unchanged, so that an export still writes the whole of fixtures/.
-REFERENCE_FILES = ("vllm-flags.yaml", "serving-measurements.yaml")
+REFERENCE_FILES = ("vllm-flags.yaml", "serving-measurements.yaml", "serving-measurements-external.yaml")
 # Folders copied through unchanged: design exercises are edited in their files only (their best answers are searched
 # for the text there), so the files are the reference.
 REFERENCE_FOLDERS = ("design_exercises",)
