@@ -286,6 +286,7 @@ SPECTACULAR_SETTINGS = {
         "ModeEnum": "apps.quiz.models.SessionMode",
         "OwnCardKindEnum": "apps.flashcards.own_cards.KINDS",
         "ImportFormatEnum": "apps.flashcards.models.ImportFormat",
+        "FileJobStatusEnum": [(status, status) for status in ("queued", "running", "done", "failed")],  # import/export jobs
         "ExportFormatEnum": "apps.flashcards.models.ExportFormat",
         "ExerciseLevelEnum": "apps.exercises.models.ExerciseLevel",
         "LevelEnum": "apps.courses.models.Level",

@@ -3810,7 +3810,7 @@ export interface components {
         ExportJob: {
             /** Format: uuid */
             id: string;
-            status: components["schemas"]["StatusEdeEnum"];
+            status: components["schemas"]["FileJobStatusEnum"];
             /**
              * Format: double
              * @description 0 to 1
@@ -3878,6 +3878,14 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /**
+         * @description * `queued` - queued
+         *     * `running` - running
+         *     * `done` - done
+         *     * `failed` - failed
+         * @enum {string}
+         */
+        FileJobStatusEnum: "queued" | "running" | "done" | "failed";
         FitComponents: {
             /** Format: double */
             weights: number;
@@ -4217,7 +4225,7 @@ export interface components {
         ImportJob: {
             /** Format: uuid */
             id: string;
-            status: components["schemas"]["StatusEdeEnum"];
+            status: components["schemas"]["FileJobStatusEnum"];
             /**
              * Format: double
              * @description 0 to 1
@@ -6843,14 +6851,6 @@ export interface components {
             /** @description FSRS-6 weights in use (empty: defaults) */
             readonly parameters: number[];
         };
-        /**
-         * @description * `queued` - queued
-         *     * `running` - running
-         *     * `done` - done
-         *     * `failed` - failed
-         * @enum {string}
-         */
-        StatusEdeEnum: "queued" | "running" | "done" | "failed";
         /** @description Pipeline, data and expert parallelism beside tensor_parallel (checked against the model: 400 naming the field). */
         StepTimeInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
@@ -20988,6 +20988,7 @@ export const evidenceKindEnumValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const exerciseCategoryEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExerciseCategoryEnum"]> = ["chat", "long-context", "reasoning", "agents", "moe", "disaggregation", "batch"];
 export const exerciseLevelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExerciseLevelEnum"]> = ["senior", "staff"];
 export const exportFormatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExportFormatEnum"]> = ["json", "csv", "apkg"];
+export const fileJobStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FileJobStatusEnum"]> = ["queued", "running", "done", "failed"];
 export const formatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FormatEnum"]> = ["llmkit-flashcards"];
 export const importFormatEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportFormatEnum"]> = ["json", "apkg", "csv"];
 export const inlineModelAttentionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InlineModelAttentionEnum"]> = ["mha", "gqa", "mqa", "mla"];
@@ -21038,7 +21039,6 @@ export const searchResultKindEnumValues: ReadonlyArray<FlattenedDeepRequired<com
 export const selfRatingEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelfRatingEnum"]> = ["again", "hard", "good", "easy"];
 export const slidingWindowPatternEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SlidingWindowPatternEnum"]> = ["all", "alternate"];
 export const sourceTypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SourceTypeEnum"]> = ["question", "term", "number", "own"];
-export const statusEdeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StatusEdeEnum"]> = ["queued", "running", "done", "failed"];
 export const sweepModeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SweepModeEnum"]> = ["two_stage", "exhaustive"];
 export const sweepStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SweepStatusEnum"]> = ["queued", "running", "succeeded", "failed", "cancelled"];
 export const tensorParallelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TensorParallelEnum"]> = [1, 2, 4, 8, 16];
