@@ -72,6 +72,34 @@ def test_package_ids_and_times_are_real(studied):
     assert all(cid > 0 and mod > 0 for cid, _, mod in cards)
 
 
+def test_reviews_in_the_same_millisecond_get_the_next_free_revlog_ids(content, learner_client, card_of):
+    """Anki's revlog id is the review's time in ms and must be unique: reviews sharing an instant (an import's
+    reviews often do) take the next free ms in time order, and a review 1 ms later moves past them."""
+    user = learner_client.user
+    moment = (timezone.now() - timedelta(days=2)).replace(microsecond=0)
+    deck_add(user=user, slug="all", now=moment - timedelta(days=1))
+    ids = [card_of("question", q).id for q in content["questions"]] + [card_of("term", content["term"]).id]
+    for card_id in ids:
+        card_review(user=user, card_id=card_id, rating=3, review_id=new_review_id(), now=moment)
+    card_review(user=user, card_id=ids[0], rating=3, review_id=new_review_id(), now=moment + timedelta(milliseconds=1))
+    package = learner_client.get(EXPORT).content
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "extracted.anki2"
+        path.write_bytes(zipfile.ZipFile(io.BytesIO(package)).read("collection.anki2"))
+        db = sqlite3.connect(path)
+        revlog_ids = [row[0] for row in db.execute("select id from revlog order by id")]
+        db.close()
+        first = int(moment.timestamp() * 1000)
+        # four at `first` become first..first+3; the one at first+1 is past them: first+4
+        assert revlog_ids == [first, first + 1, first + 2, first + 3, first + 4]
+        col = _new_collection(Path(folder))
+        try:
+            _import(col, package, Path(folder))
+            assert col.db.scalar("select count() from revlog") == 5
+        finally:
+            col.close()
+
+
 def test_anki_imports_the_package_with_scheduling_and_history(studied, content, card_of):
     user = studied.user
     response = studied.get(EXPORT)

@@ -251,14 +251,13 @@ REVLOG_KIND = {CardState.NEW: 0, CardState.LEARNING: 0, CardState.REVIEW: 1, Car
 
 
 def _revlog_rows(user, clock: _AnkiClock) -> tuple[list[tuple], dict[int, int]]:
-    """Revlog rows in time order with unique millisecond ids, and each card's last review time in seconds."""
-    rows, last_seen, used = [], {}, set()
+    """Revlog rows in time order with unique millisecond ids, and each card's last review time in seconds. Reviews in
+    the same millisecond take the next free ones: in time order that is one past the last id given (a walk up a set
+    of the ids used cost O(n²) when many share a time: 207 s for 88,925 reviews made by one import)."""
+    rows, last_seen, last_id = [], {}, -1
     logs = ReviewLog.objects.filter(user=user).select_related("user_card").order_by("reviewed_at", "id")
     for log in logs.iterator():
-        review_id = int(scheduling.as_utc(log.reviewed_at).timestamp() * 1000)
-        while review_id in used:
-            review_id += 1
-        used.add(review_id)
+        review_id = last_id = max(int(scheduling.as_utc(log.reviewed_at).timestamp() * 1000), last_id + 1)
         before, after = log.before or {}, log.after or {}
         card_id = ANKI_CARD_ID_BASE + log.user_card.card_id
         rows.append((

@@ -91,10 +91,19 @@ class StoredFile:
         return chunk
 
 
+@contextmanager
+def _unlogged_cursor() -> Iterator:
+    """A cursor whose statements stay out of DEBUG's query log: the log keeps each statement with its parameters
+    written out, so a 2 MB chunk appended to a file is held there as a 4 MB hex string until the log is reset,
+    which a worker never does (a 40.7 MiB JSON export job, DEBUG on, grew by 112 MB logged and 23 MB unlogged)."""
+    with connection.cursor() as logged:
+        yield connection.make_cursor(logged.cursor)
+
+
 def append_file(job: FileJob, chunks: Iterable[bytes]) -> int:
     """Appends the chunks to the job's stored file, each in one statement; returns the bytes appended."""
     model, appended = type(job), 0
-    with connection.cursor() as cursor:
+    with _unlogged_cursor() as cursor:
         for chunk in chunks:
             cursor.execute(_sql(APPEND_SQL, model), [chunk, _job_key(model, job.pk)])
             appended += len(chunk)
