@@ -35,10 +35,10 @@ RUNS_POINTS, SLO_POINTS, COST_POINTS = 20, 40, 40
 SEED = 0
 GPUS_PER_NODE = 8
 # What a deployment may set, with the engine's defaults (vLLM v0.33.0's, as in the Lab).
-DEFAULTS = {"pipeline_parallel": 1, "data_parallel": 1, "expert_parallel": 1, "replicas": 1, "router": "round_robin",
-            "weight_dtype": "bf16", "kv_dtype": "bf16", "max_num_seqs": 256, "max_num_batched_tokens": 8192,
-            "chunked_prefill": True, "prefix_caching": False, "disaggregation": None}
-KNOBS = ("gpu", "tensor_parallel", *DEFAULTS)
+DEFAULTS = {"tensor_parallel": 1, "pipeline_parallel": 1, "data_parallel": 1, "expert_parallel": 1, "replicas": 1,
+            "router": "round_robin", "weight_dtype": "bf16", "kv_dtype": "bf16", "max_num_seqs": 256,
+            "max_num_batched_tokens": 8192, "chunked_prefill": True, "prefix_caching": False, "disaggregation": None}
+KNOBS = ("gpu", *DEFAULTS)
 LABELS = {"gpu": "GPU", "tensor_parallel": "tensor parallel", "pipeline_parallel": "pipeline parallel",
           "data_parallel": "data parallel", "expert_parallel": "expert parallel", "replicas": "replicas",
           "router": "router", "weight_dtype": "weights", "kv_dtype": "KV cache", "max_num_seqs": "max_num_seqs",
@@ -50,8 +50,7 @@ GRADER_VERSION = 1
 
 def complete(deployment: dict) -> dict:
     """The deployment with every knob it left out at the engine's default."""
-    return {"gpu": deployment["gpu"], "tensor_parallel": deployment.get("tensor_parallel", 1),
-            **{k: deployment.get(k, v) for k, v in DEFAULTS.items()}}
+    return {"gpu": deployment["gpu"], **{k: deployment.get(k, v) for k, v in DEFAULTS.items()}}
 
 
 def gpu_count(d: dict) -> int:

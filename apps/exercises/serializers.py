@@ -3,36 +3,32 @@ file's own format (the loader checks every file against it), and the grade as th
 
 from rest_framework import serializers
 
+from apps.exercises.grading import DEFAULTS
 from apps.exercises.models import Category, DesignAttempt, DesignExercise, ExerciseLevel
-from apps.simulators.api.inputs import (
-    KV_DTYPES,
-    TP_CHOICES,
-    DisaggregationInput,
-    EngineSLOInput,
-    EngineWorkloadInput,
-)
-from apps.simulators.engine.cluster import ROUTERS
-from apps.simulators.modeling.specs import DTYPE_BYTES
+from apps.simulators.api.inputs import KV_DTYPES, DisaggregationInput, EngineSLOInput, EngineWorkloadInput, knob_field
 
 MAX_RATIONALE = 5000
 
 
 class Deployment(serializers.Serializer):
-    gpu = serializers.CharField(max_length=100, help_text="Catalog GPU slug, e.g. h100-sxm")
-    tensor_parallel = serializers.ChoiceField(choices=TP_CHOICES, default=1)
-    pipeline_parallel = serializers.IntegerField(min_value=1, max_value=16, default=1)
-    data_parallel = serializers.IntegerField(min_value=1, max_value=64, default=1,
-                                             help_text="Data-parallel ranks per replica (MoE attention)")
-    expert_parallel = serializers.IntegerField(min_value=1, max_value=1024, default=1,
-                                               help_text="1 or tensor_parallel × data_parallel")
-    replicas = serializers.IntegerField(min_value=1, max_value=16, default=1)
-    router = serializers.ChoiceField(choices=ROUTERS, default="round_robin")
-    weight_dtype = serializers.ChoiceField(choices=tuple(DTYPE_BYTES), default="bf16")
-    kv_dtype = serializers.ChoiceField(choices=KV_DTYPES, default="bf16")
-    max_num_seqs = serializers.IntegerField(min_value=1, max_value=4096, default=256)
-    max_num_batched_tokens = serializers.IntegerField(min_value=16, max_value=131_072, default=8192)
-    chunked_prefill = serializers.BooleanField(default=True)
-    prefix_caching = serializers.BooleanField(default=False)
+    """A deployment to grade: each knob takes what a sweep's grid takes (pipeline parallel at most 16 and data
+    parallel at most 64 here); a knob left out takes the engine's default."""
+
+    gpu = knob_field("gpu", help_text="Catalog GPU slug, e.g. h100-sxm")
+    tensor_parallel = knob_field("tensor_parallel", default=DEFAULTS["tensor_parallel"])
+    pipeline_parallel = knob_field("pipeline_parallel", max_value=16, default=DEFAULTS["pipeline_parallel"])
+    data_parallel = knob_field("data_parallel", max_value=64, default=DEFAULTS["data_parallel"],
+                               help_text="Data-parallel ranks per replica (MoE attention)")
+    expert_parallel = knob_field("expert_parallel", default=DEFAULTS["expert_parallel"],
+                                 help_text="1 or tensor_parallel × data_parallel")
+    replicas = knob_field("replicas", default=DEFAULTS["replicas"])
+    router = knob_field("router", default=DEFAULTS["router"])
+    weight_dtype = knob_field("weight_dtype", default=DEFAULTS["weight_dtype"])
+    kv_dtype = serializers.ChoiceField(choices=KV_DTYPES, default=DEFAULTS["kv_dtype"])
+    max_num_seqs = knob_field("max_num_seqs", default=DEFAULTS["max_num_seqs"])
+    max_num_batched_tokens = knob_field("max_num_batched_tokens", default=DEFAULTS["max_num_batched_tokens"])
+    chunked_prefill = knob_field("chunked_prefill", default=DEFAULTS["chunked_prefill"])
+    prefix_caching = serializers.BooleanField(default=DEFAULTS["prefix_caching"])
     disaggregation = DisaggregationInput(required=False, allow_null=True, default=None,
                                          help_text="Prefill and decode pools (replaces replicas)")
 
@@ -65,27 +61,17 @@ class ConstraintsFile(serializers.Serializer):
     budget_usd_per_hour = serializers.FloatField(min_value=0, max_value=100_000, required=False, allow_null=True)
 
 
-def _knob_list(field: serializers.Field) -> serializers.ListField:
-    return serializers.ListField(child=field, min_length=1, max_length=20, required=False)
+def _tried_values(field: serializers.Field) -> serializers.ListField:
+    """The values of a Deployment knob the search tries: a list of what the knob accepts, without its default."""
+    kwargs = {k: v for k, v in field._kwargs.items() if k not in ("default", "help_text")}
+    return serializers.ListField(child=type(field)(*field._args, **kwargs), min_length=1, max_length=20,
+                                 required=False)
 
 
-class SearchFile(serializers.Serializer):
-    """Knob → the values the release's search tries (every other knob at its default)."""
-
-    gpu = _knob_list(serializers.CharField(max_length=100))
-    tensor_parallel = _knob_list(serializers.ChoiceField(choices=TP_CHOICES))
-    pipeline_parallel = _knob_list(serializers.IntegerField(min_value=1, max_value=16))
-    data_parallel = _knob_list(serializers.IntegerField(min_value=1, max_value=64))
-    expert_parallel = _knob_list(serializers.IntegerField(min_value=1, max_value=1024))
-    replicas = _knob_list(serializers.IntegerField(min_value=1, max_value=16))
-    router = _knob_list(serializers.ChoiceField(choices=ROUTERS))
-    weight_dtype = _knob_list(serializers.ChoiceField(choices=tuple(DTYPE_BYTES)))
-    kv_dtype = _knob_list(serializers.ChoiceField(choices=KV_DTYPES))
-    max_num_seqs = _knob_list(serializers.IntegerField(min_value=1, max_value=4096))
-    max_num_batched_tokens = _knob_list(serializers.IntegerField(min_value=16, max_value=131_072))
-    chunked_prefill = _knob_list(serializers.BooleanField())
-    prefix_caching = _knob_list(serializers.BooleanField())
-    disaggregation = serializers.ListField(child=DisaggregationInput(), max_length=10, required=False)
+SearchFile = type("SearchFile", (serializers.Serializer,), {
+    "__doc__": "Knob → the values the release's search tries (every other knob at its default).",
+    **{key: _tried_values(field) for key, field in Deployment._declared_fields.items() if key != "disaggregation"},
+    "disaggregation": serializers.ListField(child=DisaggregationInput(), max_length=10, required=False)})
 
 
 class ExerciseFile(serializers.Serializer):

@@ -643,9 +643,15 @@ WHOLE_NUMBER_KNOBS = ("tensor_parallel", "pipeline_parallel", "data_parallel", "
                       "decode_replicas")
 
 
+def knob_field(key: str, **overrides) -> serializers.Field:
+    """A fresh copy of a grid knob's validator, with ``overrides`` (a default, narrower bounds) on its arguments."""
+    field = GRID_VALIDATORS[key]
+    return type(field)(*field._args, **{**field._kwargs, **overrides})
+
+
 def knob_fields(wrap) -> dict[str, serializers.Field]:
     """A fresh optional field per grid knob: `wrap` turns a copy of the knob's validator into the field."""
-    return {key: wrap(type(field)(*field._args, **field._kwargs)) for key, field in GRID_VALIDATORS.items()}
+    return {key: wrap(knob_field(key)) for key in GRID_VALIDATORS}
 
 
 SweepGrid = type("SweepGrid", (serializers.Serializer,), {

@@ -2935,7 +2935,10 @@ export interface components {
             gpu: string;
             /** @default 1 */
             tensor_parallel: components["schemas"]["TensorParallelEnum"];
-            /** @default 1 */
+            /**
+             * @description Pipeline stages
+             * @default 1
+             */
             pipeline_parallel: number;
             /**
              * @description Data-parallel ranks per replica (MoE attention)
@@ -2966,12 +2969,19 @@ export interface components {
             /** @description Prefill and decode pools (replaces replicas) */
             disaggregation?: components["schemas"]["DisaggregationInput"] | null;
         };
+        /**
+         * @description A deployment to grade: each knob takes what a sweep's grid takes (pipeline parallel at most 16 and data
+         *     parallel at most 64 here); a knob left out takes the engine's default.
+         */
         DeploymentRequest: {
             /** @description Catalog GPU slug, e.g. h100-sxm */
             gpu: string;
             /** @default 1 */
             tensor_parallel: components["schemas"]["TensorParallelEnum"];
-            /** @default 1 */
+            /**
+             * @description Pipeline stages
+             * @default 1
+             */
             pipeline_parallel: number;
             /**
              * @description Data-parallel ranks per replica (MoE attention)
