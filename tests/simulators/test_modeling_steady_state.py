@@ -57,12 +57,22 @@ def test_curve_equals_capacity_at_the_same_batch(batch_index):
     m, g = MODELS["llama-3.1-8b"], GPUS["h100-sxm"]
     c = throughput_latency_curve(m, g, prompt_tokens=1000, output_tokens=1000)
     b, t_d = int(c.batch[batch_index]), float(c.decode_step_s[batch_index])
-    # capacity runs the largest batch whose decode step meets the TPOT SLO: an SLO of exactly t_d(b) picks b (the
-    # step grows with the batch), a loose one the memory limit (the same memory.fit at 1,000 + 1,000 tokens)
-    slo = t_d * (1 + 1e-9) if batch_index != -1 else 10.0
+    c_p = float(c.prefill_s_per_token)
+    # A loose TTFT (60 s) leaves the utilization at its cap, ρ = 0.9. A sequence then sees the decode step stretched
+    # by the prefills of arriving requests, a share ρ · ISL · c_p / S of the replica's time (S = ISL · c_p +
+    # OSL · t_d / b): TPOT = t_d / (1 − ρ · ISL · c_p / S), which grows with b. Capacity runs the largest batch whose
+    # TPOT meets the SLO: an SLO of exactly TPOT(b) picks b, a loose one the memory limit (the same memory.fit at
+    # 1,000 + 1,000 tokens).
+    service = 1000 * c_p + 1000 * t_d / b
+    seen = t_d / (1 - 0.9 * 1000 * c_p / service)
+    slo = seen * (1 + 1e-9) if batch_index != -1 else 10.0
     p = plan_capacity(m, g, requests_per_s=1.0, prompt_tokens=1000, output_tokens=1000, ttft_p99_s=60.0,
                       tpot_s=slo, tp=1)
-    assert p.feasible and p.batch_per_replica == b and p.tpot_s == pytest.approx(t_d, rel=1e-12)
+    assert p.feasible and p.utilization == 0.9
+    assert p.batch_per_replica == b and p.tpot_s == pytest.approx(seen, rel=1e-12)
+    # at ρ = 1 the same formula is the curve's TPOT at b: t_d / (1 − ISL · c_p / S) = t_d + b · ISL · c_p / OSL
+    assert t_d / (1 - 1000 * c_p / service) == pytest.approx(float(c.tpot_s[batch_index]), rel=1e-9)
+    assert t_d < p.tpot_s < float(c.tpot_s[batch_index])
     # capacity serves ρ · μ requests/s per replica; μ · OSL is the replica's output tokens/s at full load
     mu = p.requests_per_s_per_replica / p.utilization
     assert mu * 1000 == pytest.approx(c.tokens_per_s[batch_index], rel=1e-9)

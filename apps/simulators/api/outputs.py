@@ -142,8 +142,9 @@ ThroughputLatencyOutput = output(
 CapacityOutput = output(
     "CapacityOutput", model=Summary(), gpu=GPUSummary(), gpus=I, gpus_range=floats(), replicas=I,
     replicas_range=floats(), tp=I(allow_null=True), batch_per_replica=I, requests_per_s_per_replica=F,
-    ttft_seconds=F, tpot_seconds=F, utilization=F, price_per_gpu_hour_usd=F, usd_per_hour=F,
-    usd_per_hour_range=floats(), usd_per_million_tokens=F, usd_per_million_tokens_range=floats(),
+    ttft_seconds=F, tpot_seconds=F(help_text="Time between a client's tokens at the plan's utilization: the decode "
+                                    "step stretched by the prefills the replica interleaves with it"),
+    utilization=F, price_per_gpu_hour_usd=F, usd_per_hour=F, usd_per_hour_range=floats(), usd_per_million_tokens=F, usd_per_million_tokens_range=floats(),
     usd_per_million_output_tokens=F, limiting_factor=S, bound=S, **feasibility(), note=S, derivation=S,
     warnings=Warnings)
 SpeculativeOutput = output(

@@ -1,8 +1,9 @@
 """Capacity and cost: requests/s + token lengths + SLOs + GPU price → GPUs and $.
 
 Per replica of TP GPUs:
-1. Batch: the largest decode batch b whose step time (at mean context prompt + output/2)
-   meets the TPOT SLO and whose KV cache fits (memory.fit at prompt + output tokens).
+1. Batch: the largest decode batch b whose TPOT meets the SLO and whose KV cache fits (memory.fit at prompt + output
+   tokens). TPOT is the decode step (at mean context prompt + output/2) stretched by the prefills the replica
+   interleaves at the plan's utilization ρ (step 3): t_d / (1 − ρ · prompt · c_p / S), steady_state.py.
 2. Service rate: the replica time-shares prefill and decode (continuous batching with
    chunked prefill), so one request costs prompt/P_prefill + output·TPOT(b)/b seconds of
    replica time; μ = 1 / that (steady_state.py, the formula the throughput-latency curve shares; P_prefill from
@@ -132,22 +133,30 @@ def _replica_plan(model, gpu, tp, *, prompt, output, ttft, tpot, rps, weight_dty
     dec = step_time(model, gpu, batch=batches, context_tokens=prompt + output / 2, **common)
     pre = step_time(model, gpu, batch=1, context_tokens=0, new_tokens=prompt, **common)
     c_ps = prefill_cost_per_token(prefill_step(model, gpu, prompt, **common))
-    cases = {}
+    cases, batch_one_tpot = {}, None
     for i, key in enumerate(("expected", "optimistic", "pessimistic")):
         steps = np.atleast_1d(dec.step_time_s if key == "expected" else dec.step_time_s_range[i - 1])
         s_pre = float(pre.step_time_s if key == "expected" else pre.step_time_s_range[i - 1])
         pf_rate = 1.0 / c_ps[i]
-        ok = np.nonzero(steps <= tpot)[0]
         rho = min(max_rho, 1.0 - s_pre * LN_100 / ttft)
-        if not len(ok) or rho <= 0:
+        if rho <= 0:
+            cases[key] = None
+            continue
+        # steady_state per DP rank (each serves its own requests): S = ISL · c_p + OSL · t_d / b, μ = 1 / S, and the
+        # TPOT a sequence sees at utilization ρ
+        state = steady_state(steps, c_ps[i], batches, prompt, output, utilization=rho)
+        seen = np.atleast_1d(state.tpot_s)
+        if key == "expected":
+            batch_one_tpot = float(seen[0])
+        ok = np.nonzero(seen <= tpot)[0]
+        if not len(ok):
             cases[key] = None
             continue
         b = int(ok[-1] + 1)
-        # steady_state: 1 / (ISL · c_p + OSL · t_d / b) per DP rank; each DP rank serves its own requests
-        mu = dp * float(steady_state(steps[b - 1], c_ps[i], b, prompt, output).requests_per_s)
+        mu = dp * float(np.atleast_1d(state.requests_per_s)[b - 1])
         replicas = math.ceil(rps / (rho * mu) - 1e-9)
         cases[key] = {"b": b, "mu": mu, "rho": rho, "replicas": replicas, "s_pre": s_pre,
-                      "tpot": float(steps[b - 1]), "pf_rate": pf_rate,
+                      "tpot": float(seen[b - 1]), "step": float(steps[b - 1]), "pf_rate": pf_rate,
                       "batch_limit": "kv_memory" if b == max_b else "tpot_slo",
                       "rho_limit": "ttft_slo" if rho < max_rho else "max_utilization"}
     exp = cases["expected"]
@@ -156,7 +165,9 @@ def _replica_plan(model, gpu, tp, *, prompt, output, ttft, tpot, rps, weight_dty
         if s_pre * LN_100 >= ttft:
             limit, why = "ttft_slo", f"one {prompt:,.0f}-token prefill takes {s_pre:.3f} s, too slow for p99 TTFT {ttft:g} s"
         else:
-            limit, why = "tpot_slo", f"even batch 1 needs {float(np.atleast_1d(dec.step_time_s)[0]) * 1e3:.1f} ms per token > TPOT {tpot * 1e3:g} ms"
+            step_one = float(np.atleast_1d(dec.step_time_s)[0])
+            limit, why = "tpot_slo", (f"even batch 1 sees {batch_one_tpot * 1e3:.1f} ms per token (a {step_one * 1e3:.1f} ms "
+                                      f"decode step and the prefills interleaved with it) > TPOT {tpot * 1e3:g} ms")
         return {"feasible": False, "tp": tp, "limit": limit, "reason": f"TP={tp}: {why}"}
     worst = cases["pessimistic"] or exp
     best = cases["optimistic"] or exp
@@ -184,12 +195,15 @@ def _result(plan, rps, prompt, output, price, gpu) -> CapacityResult:
             f"(limited by {'KV-cache memory' if c['batch_limit'] == 'kv_memory' else 'the TPOT SLO'}) and is kept at "
             f"{c['rho']:.0%} utilisation ({'to hold p99 TTFT' if c['rho_limit'] == 'ttft_slo' else 'the utilisation cap'}); "
             f"{work} dominates each request's GPU time.")
+    service = plan["dp"] / c["mu"]
     derivation = (
-        f"TPOT at batch {c['b']} = {c['tpot'] * 1e3:.2f} ms; service time per request = prompt/P_prefill + "
-        f"output·TPOT/b = {prompt:,.0f}/{c['pf_rate']:,.0f} + {output:,.0f}·{c['tpot']:.4f}/{c['b']} = "
-        f"{plan['dp'] / c['mu']:.4f} s → μ = {'' if plan['dp'] == 1 else str(plan['dp']) + ' DP ranks ÷ that = '}"
-        f"{c['mu']:.3f} req/s per replica; ρ = min(cap, 1 − S·ln100/TTFT) with "
-        f"S = {c['s_pre']:.4f} s → {c['rho']:.3f}; replicas = ceil({rps:g}/({c['rho']:.3f}·{c['mu']:.3f})) = "
+        f"decode step at batch {c['b']}: t_d = {c['step'] * 1e3:.2f} ms; service time per request T = "
+        f"prompt/P_prefill + output·t_d/b = {prompt:,.0f}/{c['pf_rate']:,.0f} + {output:,.0f}·{c['step']:.4f}/{c['b']} = "
+        f"{service:.4f} s → μ = {'' if plan['dp'] == 1 else str(plan['dp']) + ' DP ranks ÷ T = '}"
+        f"{c['mu']:.3f} req/s per replica; ρ = min(cap, 1 − S·ln100/TTFT) with one prefill "
+        f"S = {c['s_pre']:.4f} s → {c['rho']:.3f}; TPOT = t_d/(1 − ρ·(prompt/P_prefill)/T) = {c['step'] * 1e3:.2f}/"
+        f"(1 − {c['rho']:.3f}·{prompt / c['pf_rate']:.4f}/{service:.4f}) = {c['tpot'] * 1e3:.2f} ms (the prefills "
+        f"interleaved with decode); replicas = ceil({rps:g}/({c['rho']:.3f}·{c['mu']:.3f})) = "
         f"{plan['replicas'][0]}; GPUs = {plan['replicas'][0]}·{size} = {gpus}; $/h = {gpus}·${price:.2f} = "
         f"${per_hour[0]:,.2f}; $/M tokens = 10^6·{per_hour[0]:,.2f}/(3600·{tokens_per_s:,.0f} tokens/s) = "
         f"${per_m[0]:.4f}"

@@ -18,6 +18,14 @@ and each of the b sequences sees one new token every
 
 seconds: the decode step plus the prefill time the engine interleaves per output token, what a client measures
 between tokens under chunked prefill. With ISL → 0 this is the decode-only t_d and b / t_d.
+
+Below saturation, at a share ρ of that rate (capacity plans run at ρ ≤ 0.9), prefills take ρ · ISL · c_p / S of the
+replica's time and the decode steps share the rest, so a sequence sees
+
+    TPOT(ρ) = t_d / (1 − ρ · ISL · c_p / S)
+
+which is TPOT_eff at ρ = 1 and t_d as ρ → 0 (an upper bound below saturation: fewer than b sequences are then in
+flight, and a smaller batch steps faster).
 Source: the steady-state model of benchmarks/calibration.py (its docstring), which the efficiency priors are fitted
 with; the same service time capacity.py has always used (prompt / P_prefill + output · TPOT / b).
 """
@@ -43,23 +51,27 @@ class SteadyState:
     service_s: float | np.ndarray            # replica seconds per request: ISL · c_p + OSL · t_d / b
     requests_per_s: float | np.ndarray       # 1 / S
     output_tokens_per_s: float | np.ndarray  # OSL / S
-    tpot_s: float | np.ndarray               # t_d + b · ISL · c_p / OSL (decode step + interleaved prefill per token)
+    tpot_s: float | np.ndarray               # t_d + b · ISL · c_p / OSL (decode step + interleaved prefill per token;
+    #                                          t_d / (1 − ρ · ISL · c_p / S) below saturation)
     decode_step_s: float | np.ndarray        # t_d, the pure decode step
     prefill_s_per_token: float | np.ndarray  # c_p
 
 
-def steady_state(decode_step_s, prefill_s_per_token, batch, prompt_tokens, output_tokens) -> SteadyState:
-    """The replica's steady state at decode batch `batch` (vectorized over any argument)."""
+def steady_state(decode_step_s, prefill_s_per_token, batch, prompt_tokens, output_tokens,
+                 utilization: float = 1.0) -> SteadyState:
+    """The replica's steady state at decode batch `batch` (vectorized over any argument); TPOT at `utilization` ρ
+    of the saturated rate (1: the replica always busy)."""
     t_d = np.asarray(decode_step_s, dtype=float)
     c_p = np.asarray(prefill_s_per_token, dtype=float)
     b = np.asarray(batch, dtype=float)
     isl, osl = float(prompt_tokens), float(output_tokens)
     service = isl * c_p + osl * t_d / b
+    tpot = t_d + b * isl * c_p / osl if utilization == 1.0 else t_d / (1.0 - utilization * isl * c_p / service)
     return SteadyState(
         service_s=out(service),
         requests_per_s=out(1.0 / service),
         output_tokens_per_s=out(osl / service),
-        tpot_s=out(t_d + b * isl * c_p / osl),
+        tpot_s=out(tpot),
         decode_step_s=out(t_d),
         prefill_s_per_token=out(c_p),
     )

@@ -2254,6 +2254,11 @@ export interface components {
             gpus_range: number[];
             replicas_range: number[];
             tp: number | null;
+            /**
+             * Format: double
+             * @description Time between a client's tokens at the plan's utilization: the decode step stretched by the prefills the replica interleaves with it
+             */
+            tpot_seconds: number;
             usd_per_hour_range: number[];
             usd_per_million_tokens_range: number[];
             /** @description Weights + KV of this setup + activations + runtime fit in memory × gpu_memory_utilization on every GPU at this tensor_parallel */
@@ -2275,8 +2280,6 @@ export interface components {
             requests_per_s_per_replica: number;
             /** Format: double */
             ttft_seconds: number;
-            /** Format: double */
-            tpot_seconds: number;
             /** Format: double */
             utilization: number;
             /** Format: double */
