@@ -83,6 +83,17 @@ def tp_warnings(model: m.ModelSpec, tp: int) -> list[str]:
             f"/ {model.num_kv_heads} KV heads; vLLM would refuse it"]
 
 
+def moe_warnings(model: m.ModelSpec) -> list[str]:
+    """The efficiency priors are fitted on dense models' measurements. Measured MoE serving (benchmarks/calibration.py,
+    benchmarks/README.md) ran slower than they predict for two of three models, so an MoE answer says so."""
+    if not model.is_moe:
+        return []
+    return [f"{model.name} is a mixture-of-experts model, and the efficiency priors are fitted on dense models. "
+            "Published MoE measurements ran slower than they predict at small batch: DeepSeek-R1 on vLLM and SGLang "
+            "(8 × H200) by about 4x, gpt-oss-120b on SGLang (H100, B200) by about 2-3x; Mixtral 8x7B on vLLM fell "
+            "within the range. Treat these times as optimistic."]
+
+
 def model_summary(model: m.ModelSpec) -> dict:
     return {"slug": model.slug, "name": model.name, "attention": model.attention,
             "max_position_embeddings": model.max_position_embeddings, "hidden_size": model.hidden_size}
@@ -243,7 +254,8 @@ def step_time_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, phase: str, batch
         "derivation": r.derivation,
         "feasibility_derivation": f.derivation,
         "priors": r.priors,
-        "warnings": context_warnings(model, context_tokens + (prompt_tokens or 0)) + tp_warnings(model, tensor_parallel),
+        "warnings": context_warnings(model, context_tokens + (prompt_tokens or 0)) + tp_warnings(model, tensor_parallel)
+        + moe_warnings(model),
     }
 
 
@@ -274,7 +286,8 @@ def throughput_latency_calculate(*, model, gpu, prompt_tokens, output_tokens, te
         "crossover_batch": _crossover(model, gpu, prompt_tokens + output_tokens / 2, tensor_parallel, weight_dtype, kv_dtype),
         **feasibility_fields(f),
         "note": r.note if f.feasible else f"{f.reason} {f.fix} {r.note}", "derivation": r.derivation,
-        "warnings": context_warnings(model, prompt_tokens + output_tokens) + tp_warnings(model, tensor_parallel),
+        "warnings": context_warnings(model, prompt_tokens + output_tokens) + tp_warnings(model, tensor_parallel)
+        + moe_warnings(model),
     }
 
 
@@ -322,7 +335,7 @@ def capacity_calculate(*, model, gpu, workload: dict, slo: dict, weight_dtype, k
         "usd_per_million_output_tokens": r.dollars_per_million_output_tokens,
         "limiting_factor": r.limiting_factor, "bound": r.limiting_factor,
         "note": r.note, "derivation": r.derivation,
-        "warnings": context_warnings(model, workload["prompt_tokens"] + workload["output_tokens"]),
+        "warnings": context_warnings(model, workload["prompt_tokens"] + workload["output_tokens"]) + moe_warnings(model),
     }
 
 
