@@ -25,6 +25,7 @@ from apps.core.exceptions import InvalidInput
 from apps.simulators import catalog
 from apps.simulators.api.inputs import ClusterInput
 from apps.simulators.engine.engine import SimulationError
+from apps.simulators.engine.grid import layout_gpus
 from apps.simulators.engine.simulate import ServingSetup, check_fits, kv_blocks
 from apps.simulators.engine.workload import WorkloadError
 from apps.simulators.modeling import ModelInputError
@@ -53,18 +54,29 @@ def complete(deployment: dict) -> dict:
     return {"gpu": deployment["gpu"], **{k: deployment.get(k, v) for k, v in DEFAULTS.items()}}
 
 
-def gpu_count(d: dict) -> int:
-    per_replica = d["tensor_parallel"] * d["pipeline_parallel"] * d["data_parallel"]
+def replica_sizes(d: dict) -> list[int]:
+    """GPUs of one replica of each kind the deployment runs: one size, or the prefill and decode pools' (each at its
+    own TP)."""
+    rest = d["pipeline_parallel"] * d["data_parallel"]
     split = d.get("disaggregation")
-    return per_replica * (split["prefill_replicas"] + split["decode_replicas"] if split else d["replicas"])
+    if not split:
+        return [d["tensor_parallel"] * rest]
+    return [split.get(f"{pool}_tensor_parallel", d["tensor_parallel"]) * rest for pool in ("prefill", "decode")]
 
 
 def describe(d: dict, gpu_name: str | None = None) -> str:
     """'2 replicas × TP 4 on NVIDIA H200, FP8 weights, FP8 KV' (a deployment in one line)."""
     split = d.get("disaggregation")
-    shape = (f"{split['prefill_replicas']} prefill + {split['decode_replicas']} decode replicas" if split else
-             f"{d['replicas']} replica{'s' if d['replicas'] != 1 else ''}")
-    parallel = f"TP {d['tensor_parallel']}"
+    tp = d["tensor_parallel"]
+    pool_tp = {pool: split.get(f"{pool}_tensor_parallel", tp) for pool in ("prefill", "decode")} if split else {}
+    if split and len(set(pool_tp.values())) > 1:
+        shape = (f"{split['prefill_replicas']} prefill × TP {pool_tp['prefill']} + {split['decode_replicas']} decode "
+                 f"× TP {pool_tp['decode']} replicas")
+        parallel = ""
+    else:
+        shape = (f"{split['prefill_replicas']} prefill + {split['decode_replicas']} decode replicas" if split else
+                 f"{d['replicas']} replica{'s' if d['replicas'] != 1 else ''}")
+        parallel = f" × TP {pool_tp.get('prefill', tp)}"
     if d["pipeline_parallel"] > 1:
         parallel += f" × PP {d['pipeline_parallel']}"
     if d["data_parallel"] > 1:
@@ -74,7 +86,7 @@ def describe(d: dict, gpu_name: str | None = None) -> str:
     extras = [f"{d['weight_dtype'].upper()} weights", f"{d['kv_dtype'].upper()} KV cache"]
     if d["prefix_caching"]:
         extras.append("prefix caching")
-    return f"{shape} × {parallel} on {gpu_name or d['gpu']}, {', '.join(extras)}"
+    return f"{shape}{parallel} on {gpu_name or d['gpu']}, {', '.join(extras)}"
 
 
 def constraint_problems(exercise, d: dict, usd_per_hour: float) -> list[dict]:
@@ -82,10 +94,10 @@ def constraint_problems(exercise, d: dict, usd_per_hour: float) -> list[dict]:
     problems = []
     if d["gpu"] not in c["gpus"]:
         problems.append({"field": "gpu", "message": f"{d['gpu']} is not on offer; choose one of {', '.join(c['gpus'])}"})
-    gpus = gpu_count(d)
+    gpus = layout_gpus(d)
     if gpus > c["max_gpus"]:
         problems.append({"field": "replicas", "message": f"{gpus} GPUs in all; at most {c['max_gpus']} are available"})
-    per_replica = d["tensor_parallel"] * d["pipeline_parallel"] * d["data_parallel"]
+    per_replica = max(replica_sizes(d))
     per_node = c.get("max_gpus_per_replica", GPUS_PER_NODE)
     if per_replica > per_node:
         problems.append({"field": "tensor_parallel", "message": f"{per_replica} GPUs per replica; a replica may span "
@@ -241,8 +253,8 @@ def grade(exercise, deployment: dict, *, user) -> dict:
     d = complete(deployment)
     model = catalog.model_spec(user=user, slug=exercise.model_slug)
     gpu = catalog.gpu_spec(user=user, slug=d["gpu"], field="deployment.gpu")
-    usd_per_hour = gpu_count(d) * gpu.price_per_hour_usd
-    out: dict = {"deployment": d, "summary": describe(d, gpu.name), "gpus": gpu_count(d), "usd_per_hour": usd_per_hour,
+    usd_per_hour = layout_gpus(d) * gpu.price_per_hour_usd
+    out: dict = {"deployment": d, "summary": describe(d, gpu.name), "gpus": layout_gpus(d), "usd_per_hour": usd_per_hour,
                  "slo": exercise.slo, "metrics": None, "binding": None, "fix": None, "best": None, "differences": []}
     problems = constraint_problems(exercise, d, usd_per_hour)
     if problems:
@@ -303,7 +315,7 @@ def search_best(exercise, *, user, report=None) -> dict | None:
     priced = []
     for d in search_grid(exercise):
         gpu = catalog.gpu_spec(user=user, slug=d["gpu"])
-        usd = gpu_count(d) * gpu.price_per_hour_usd
+        usd = layout_gpus(d) * gpu.price_per_hour_usd
         if not constraint_problems(exercise, d, usd):
             priced.append((usd, d, gpu))
     priced.sort(key=lambda item: (item[0], json.dumps(item[1], sort_keys=True)))

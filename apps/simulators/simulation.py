@@ -136,7 +136,14 @@ def _simulate(model, gpu, params: dict, max_steps: int, max_entries: int, max_to
     if dis:
         bw = dis.get("link_bandwidth_gb_per_s")
         disagg = Disaggregation(dis["prefill_replicas"], dis["decode_replicas"], bw * 1e9 if bw else None,
-                                dis.get("link_latency_us", 10.0) * 1e-6)
+                                dis.get("link_latency_us", 10.0) * 1e-6, dis.get("prefill_tensor_parallel"),
+                                dis.get("decode_tensor_parallel"))
+        for pool, pool_setup in zip(("prefill", "decode"), disagg.pool_setups(setup), strict=True):
+            try:  # a pool's own TP: the error names that pool's field
+                check_fits(pool_setup, w, kv_blocks(pool_setup))
+            except SimulationError as exc:
+                field = f"disaggregation.{pool}_tensor_parallel" if dis.get(f"{pool}_tensor_parallel") else exc.field
+                raise SimulationError(field, f"{pool} pool: {exc.message}") from None
     limit = WorkLimit(max_steps, max_entries)
     if progress is not None:
         finishes = len(w) * (2 if disagg else 1)  # a disaggregated request finishes once in each pool

@@ -581,11 +581,15 @@ def _recommend(user, request: dict, best: dict, compared: dict | None = None) ->
     if d and command:  # both pools serve the same model with the same flags, plus a KV connector
         kv_config = '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'
         command += f" --kv-transfer-config '{kv_config}'"
+        tp = params.get("tensor_parallel", 1)
+        pool_tp = {pool: d.get(f"{pool}_tensor_parallel", tp) for pool in ("prefill", "decode")}
+        own_tp = "" if set(pool_tp.values()) == {tp} else " ({})".format(", ".join(
+            f"{pool} instances with --tensor-parallel-size {size}" for pool, size in pool_tp.items()))
         flags = [*flags, {"flag": "--kv-transfer-config", "value": kv_config, "why": (
             f"Prefill/decode disaggregation: {d['prefill_replicas']} prefill and {d['decode_replicas']} decode "
-            "instances run this command; the KV cache of each prompt moves from a prefill to a decode instance "
-            f"over {KV_LINK_WORDS[d.get('kv_transfer', 'nvlink')]} (NIXL), and a proxy in front sends each request "
-            "to one of each")}]
+            f"instances run this command{own_tp}; the KV cache of each prompt moves from a prefill to a decode "
+            f"instance over {KV_LINK_WORDS[d.get('kv_transfer', 'nvlink')]} (NIXL), and a proxy in front sends each "
+            "request to one of each")}]
     words = point_layout_words(params)
     m = best["metrics"]
     result = {
@@ -609,16 +613,25 @@ KV_LINK_WORDS = {"nvlink": "NVLink inside the node", "rdma": "RDMA between nodes
 
 def point_layout_words(params: dict) -> str:
     """One point's deployment with its GPU count: "2 replicas × TP 4 (8 GPUs)", "3 prefill + 1 decode replicas ×
-    TP 2 (8 GPUs, KV over NVLink)". Both pools of a P/D layout have the point's one parallel layout."""
-    layout = Parallelism(params.get("tensor_parallel", 1), params.get("pipeline_parallel", 1),
-                         params.get("data_parallel", 1), params.get("expert_parallel", 1))
+    TP 2 (8 GPUs, KV over NVLink)", and where the pools' TPs differ "2 prefill × TP 4 + 4 decode × TP 2 replicas
+    (16 GPUs, KV over NVLink)"."""
+    tp = params.get("tensor_parallel", 1)
+    rest = (params.get("pipeline_parallel", 1), params.get("data_parallel", 1), params.get("expert_parallel", 1))
+    layout = Parallelism(tp, *rest)
     n = layout_gpus(params)
     d = params.get("disaggregation")
     if d:
-        degrees = layout_words(1, layout).removeprefix("1 replica × ")
         link = "NVLink" if d.get("kv_transfer", "nvlink") == "nvlink" else "RDMA"
-        return (f"{d['prefill_replicas']} prefill + {d['decode_replicas']} decode replicas × {degrees} "
-                f"({n} GPUs, KV over {link})")
+        pool_tp = {pool: d.get(f"{pool}_tensor_parallel", tp) for pool in ("prefill", "decode")}
+        if pool_tp["prefill"] == pool_tp["decode"]:
+            degrees = layout_words(1, Parallelism(pool_tp["prefill"], *rest)).removeprefix("1 replica × ")
+            pools = f"{d['prefill_replicas']} prefill + {d['decode_replicas']} decode replicas × {degrees}"
+        else:
+            pools = " + ".join(
+                f"{d[f'{pool}_replicas']} {pool} × "
+                + layout_words(1, Parallelism(size, *rest)).removeprefix("1 replica × ")
+                for pool, size in pool_tp.items()) + " replicas"
+        return f"{pools} ({n} GPUs, KV over {link})"
     words = layout_words(params.get("replicas", 1), layout)
     return f"{words[:-1]}, {n} in all)" if words.endswith("each)") else f"{words} ({n} GPU{'' if n == 1 else 's'})"
 

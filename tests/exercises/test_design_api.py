@@ -99,6 +99,19 @@ def test_outside_the_constraints_scores_zero_naming_them(learner_client, exercis
     assert "16 GPUs in all; at most 8" in grade["headline"]
 
 
+def test_a_split_counts_each_pool_at_its_own_tensor_parallelism(learner_client, exercise):
+    """3 prefill replicas × TP 2 + 1 decode replica × TP 4 = 6 + 4 = 10 GPUs: over the 8 on offer, where the same
+    pools at the point's TP 2 would be (3 + 1) × 2 = 8."""
+    split = {"prefill_replicas": 3, "decode_replicas": 1, "decode_tensor_parallel": 4}
+    grade = attempt(learner_client, exercise.slug, {"gpu": "h200", "tensor_parallel": 2, "weight_dtype": "fp8",
+                                                    "disaggregation": split}).json()["grade"]
+    assert grade["verdict"] == "outside_constraints" and "10 GPUs in all; at most 8" in grade["headline"]
+    fits = attempt(learner_client, exercise.slug, {"gpu": "h200", "tensor_parallel": 2, "weight_dtype": "fp8",
+                                                   "disaggregation": {**split, "prefill_replicas": 2}}).json()["grade"]
+    assert fits["verdict"] != "outside_constraints" and fits["gpus"] == 2 * 2 + 1 * 4
+    assert fits["summary"].startswith("2 prefill × TP 2 + 1 decode × TP 4 replicas on NVIDIA H200")
+
+
 def test_attempts_are_kept_per_learner_and_the_rationale_is_self_rated(learner_client, make_user, api_client, exercise):
     created = attempt(learner_client, exercise.slug, exercise.best["deployment"], "FP8 weights fit one pair.").json()
     assert created["id"] and created["key_points"] == exercise.key_points and created["rationale_score"] is None

@@ -100,6 +100,10 @@ def test_cluster_disaggregation(api_client):
     r = api_client.post(CLUSTER, body(disaggregation={"prefill_replicas": 1, "decode_replicas": 2}), format="json")
     assert r.status_code == 200
     assert r.json()["pools"] == {"prefill": 1, "decode": 2}
+    wide = api_client.post(CLUSTER, body(disaggregation={"prefill_replicas": 1, "decode_replicas": 2,
+                                                         "prefill_tensor_parallel": 4}), format="json")
+    assert wide.status_code == 200, wide.json()
+    assert wide.json()["cost"]["gpus"] == 1 * 4 + 2 * 1  # the prefill pool at TP 4, the decode pool at the TP 1
 
 
 @pytest.mark.parametrize(("change", "field"), [
@@ -107,6 +111,11 @@ def test_cluster_disaggregation(api_client):
     ({"router": "random"}, "router"),
     ({"disaggregation": {"prefill_replicas": 10, "decode_replicas": 10}}, "disaggregation"),
     ({"disaggregation": {"prefill_replicas": 0, "decode_replicas": 1}}, "disaggregation.prefill_replicas"),
+    ({"disaggregation": {"prefill_replicas": 1, "decode_replicas": 1, "decode_tensor_parallel": 3}},
+     "disaggregation.decode_tensor_parallel"),
+    # Qwen2.5-7B's 28 attention heads do not split over 8 GPUs: the prefill pool's own TP is named
+    ({"model": "qwen2.5-7b", "disaggregation": {"prefill_replicas": 1, "decode_replicas": 1,
+                                                "prefill_tensor_parallel": 8}}, "disaggregation.prefill_tensor_parallel"),
 ])
 def test_cluster_bad_input_names_the_field(api_client, change, field):
     r = api_client.post(CLUSTER, body(**change), format="json")

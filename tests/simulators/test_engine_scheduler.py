@@ -198,6 +198,30 @@ def test_disaggregation_moves_kv_and_conserves_tokens():
     assert slow["e2e_s"]["mean"] > r["e2e_s"]["mean"]  # a 0.1 GB/s link makes the KV transfer visible
 
 
+def test_disaggregated_pools_may_run_their_own_tensor_parallelism():
+    """A prefill pool of 2 replicas × TP 2 and a decode pool of 1 × TP 1 (Llama 3.1 8B, H100): 2·2 + 1·1 = 5 GPUs.
+    The KV moves from TP 2 shards to one TP 1 GPU: the decode GPU receives the whole prompt's KV over its link.
+    KV per token on one GPU at TP 1: K and V × 32 layers × 8 KV heads × 128 × 2 bytes (BF16) = 131,072 B; the link
+    is one direction of NVLink 4, 900e9 / 2 = 450e9 B/s; a 1,000-token prompt moves in 10 µs + 1,000 · 131,072 /
+    450e9 s = 301.27 µs. The same pools at one TP 1 move the same bytes (each prefill GPU holds the whole KV)."""
+    w = from_trace([[0.1 * i, 1000, 50] for i in range(20)])
+    split = Disaggregation(2, 1, prefill_tensor_parallel=2, decode_tensor_parallel=1)
+    r = simulate(setup_8b(), w, slo=SLO(), disaggregation=split)
+    assert r["cost"]["gpus"] == 5 and r["pools"] == {"prefill": 2, "decode": 1}
+    assert r["invariants"]["tokens_conserved"] and r["invariants"]["all_finished"]
+    per_token = 2 * 32 * 8 * 128 * 2
+    assert r["kv_cache"]["bytes_per_token_per_gpu"] == per_token  # the decode pool's cache
+    assert r["kv_transfer_s"]["mean"] == pytest.approx(10e-6 + 1000 * per_token / 450e9, rel=1e-12)
+    # TP 2 prefill: each prompt's step is shorter than at TP 1, so its first token comes sooner
+    narrow = simulate(setup_8b(), w, slo=SLO(), disaggregation=Disaggregation(2, 1))
+    assert narrow["cost"]["gpus"] == 3
+    assert r["ttft_s"]["mean"] < narrow["ttft_s"]["mean"]
+    # a decode pool at TP 2 receives half the KV per GPU: 1,000 · 65,536 B over each of its two links
+    wide = simulate(setup_8b(), w, slo=SLO(), disaggregation=Disaggregation(1, 1, prefill_tensor_parallel=2,
+                                                                             decode_tensor_parallel=2))
+    assert wide["kv_transfer_s"]["mean"] == pytest.approx(10e-6 + 1000 * per_token / 2 / 450e9, rel=1e-12)
+
+
 def test_sessions_share_history_as_prefix():
     spec = WorkloadSpec(num_requests=60, arrival_rate_per_s=2, prompt=LengthDist("fixed", value=50),
                         output=LengthDist("fixed", value=20), session_turns=3)

@@ -7,7 +7,7 @@ from api_helpers import load_real_catalog
 from test_sweeps_api import URL, no_send, sweep_body  # noqa: F401 (fixtures)
 
 from apps.simulators import sweeps
-from apps.simulators.engine.grid import grid_point, grid_points, grid_size, point_params
+from apps.simulators.engine.grid import grid_point, grid_points, grid_size, layout_gpus, point_params
 
 pytestmark = pytest.mark.django_db
 
@@ -46,12 +46,34 @@ def test_a_pd_grid_is_its_colocated_points_then_its_disaggregated_ones():
     assert "link_bandwidth_gb_per_s" not in point_params({"grid": grid}, points[4])["disaggregation"]
 
 
+def test_each_pool_may_have_its_own_tensor_parallelism_in_a_grid():
+    grid = {"tensor_parallel": [2], "replicas": [1], "prefill_replicas": [2], "decode_replicas": [1, 2],
+            "prefill_tensor_parallel": [4], "decode_tensor_parallel": [1, 2]}
+    points = grid_points(grid)
+    # 1 colocated point (the pools' TPs are P/D knobs), then 1 prefill × 2 decode × 1 × 2 pool-TP choices
+    assert grid_size(grid) == len(points) == 1 + 4
+    assert points[0] == {"tensor_parallel": 2, "replicas": 1}
+    params = point_params({"model": "m", "grid": grid}, points[1])
+    assert params["disaggregation"] == {"prefill_replicas": 2, "decode_replicas": 1, "kv_transfer": "nvlink",
+                                        "link_latency_us": 10.0, "prefill_tensor_parallel": 4,
+                                        "decode_tensor_parallel": 1}
+    # 2 prefill replicas × TP 4 + 1 decode replica × TP 1 = 9 GPUs, not (2 + 1) × the point's TP 2
+    assert layout_gpus(params) == 9
+    assert sweeps.point_layout_words(params) == "2 prefill × TP 4 + 1 decode × TP 1 replicas (9 GPUs, KV over NVLink)"
+    same = point_params({"model": "m", "grid": grid}, points[4])  # 2 + 2 replicas, prefill TP 4, decode TP 2
+    assert layout_gpus(same) == 2 * 4 + 2 * 2
+
+
 # ---------------------------------------------------------------- bad input
 
 @pytest.mark.parametrize(("change", "field", "words"), [
     ({"grid": {"tensor_parallel": [1], "pd": [1], "budget": [2]}}, "grid", "Unknown knob"),
     ({"grid": {"prefill_replicas": [1, 2]}}, "grid", "needs both prefill_replicas and decode_replicas"),
     ({"grid": {"tensor_parallel": [1], "kv_transfer": ["rdma"]}}, "grid", "disaggregated layouts only"),
+    ({"grid": {"tensor_parallel": [1], "decode_tensor_parallel": [1]}}, "grid.decode_tensor_parallel",
+     "disaggregated layouts only"),
+    ({"grid": {"prefill_replicas": [1], "decode_replicas": [1], "prefill_tensor_parallel": [3]}},
+     "grid.prefill_tensor_parallel", "not a valid choice"),
     ({"grid": {"prefill_replicas": [1], "decode_replicas": [1], "kv_transfer": ["pigeon"]}}, "grid", "pigeon"),
     ({"max_gpus": 0}, "max_gpus", "greater than or equal to 1"),
     ({"max_usd_per_hour": 0}, "max_usd_per_hour", "more than 0"),

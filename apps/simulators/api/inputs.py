@@ -11,7 +11,7 @@ from apps.core.schema import at_least_one, at_most_one, exactly_one, given
 from apps.core.serializers import documented_json
 from apps.simulators import catalog
 from apps.simulators.engine.cluster import ROUTERS
-from apps.simulators.engine.grid import GRID_KEYS, KV_LINKS, MAX_POINTS, PD_KEYS, grid_size
+from apps.simulators.engine.grid import GRID_KEYS, KV_LINKS, MAX_POINTS, PD_KEYS, POOL_TP_KEYS, grid_size
 from apps.simulators.engine.workload import (
     ARRIVALS,
     MAX_TOKENS_PER_REQUEST,
@@ -578,6 +578,12 @@ class DisaggregationInput(serializers.Serializer):
                                                      help_text="KV transfer GB/s per GPU; default: one direction "
                                                                "of the GPU interconnect")
     link_latency_us = serializers.FloatField(min_value=0, max_value=1_000_000, default=10.0)
+    prefill_tensor_parallel = serializers.ChoiceField(
+        choices=TP_CHOICES, required=False,
+        help_text="The prefill pool's tensor parallelism (default: tensor_parallel): wider for compute-bound prompts")
+    decode_tensor_parallel = serializers.ChoiceField(
+        choices=TP_CHOICES, required=False,
+        help_text="The decode pool's tensor parallelism (default: tensor_parallel): the KV cache and weights it holds")
 
 
 class ClusterInput(EngineInput):
@@ -631,6 +637,12 @@ GRID_VALIDATORS = {
     "decode_replicas": serializers.IntegerField(min_value=1, max_value=15, help_text=(
         "Decode replicas of a disaggregated layout (with prefill_replicas); prefill + decode over 16 is an "
         "infeasible point with the reason")),
+    "prefill_tensor_parallel": serializers.ChoiceField(choices=TP_CHOICES, help_text=(
+        "The prefill pool's tensor parallelism of a disaggregated layout (default: the point's tensor_parallel); "
+        "P/D points only")),
+    "decode_tensor_parallel": serializers.ChoiceField(choices=TP_CHOICES, help_text=(
+        "The decode pool's tensor parallelism of a disaggregated layout (default: the point's tensor_parallel); "
+        "P/D points only")),
     "kv_transfer": serializers.ChoiceField(choices=tuple(KV_LINKS), help_text=(
         "The KV cache's link from prefill to decode, per GPU: nvlink (inside a node: the GPU's NVLink, one "
         "direction, 450 GB/s on H100/H200) or rdma (across nodes: a 400 Gb/s NIC, 50 GB/s); P/D points only")),
@@ -640,7 +652,7 @@ GRID_VALIDATORS = {
 MAX_KNOB_VALUES = 100
 WHOLE_NUMBER_KNOBS = ("tensor_parallel", "pipeline_parallel", "data_parallel", "expert_parallel", "replicas",
                       "max_num_seqs", "max_num_batched_tokens", "long_prefill_token_threshold", "prefill_replicas",
-                      "decode_replicas")
+                      "decode_replicas", "prefill_tensor_parallel", "decode_tensor_parallel")
 
 
 def knob_field(key: str, **overrides) -> serializers.Field:
@@ -725,9 +737,10 @@ class SweepInput(EngineInput):
             other = next(key for key in PD_KEYS if key not in grid)
             raise serializers.ValidationError({other: [
                 f"A disaggregated layout needs both prefill_replicas and decode_replicas; {pd[0]} was given alone."]})
-        if "kv_transfer" in grid and not pd:
-            raise serializers.ValidationError({"kv_transfer": [
-                "Applies to disaggregated layouts only: give prefill_replicas and decode_replicas too."]})
+        for key in ("kv_transfer", *POOL_TP_KEYS):
+            if key in grid and not pd:
+                raise serializers.ValidationError({key: [
+                    "Applies to disaggregated layouts only: give prefill_replicas and decode_replicas too."]})
         clean: dict[str, list] = {}
         for key, values in grid.items():
             if not isinstance(values, list) or not 1 <= len(values) <= MAX_KNOB_VALUES:

@@ -21,11 +21,12 @@ the frontier, chosen by select_candidates:
 
 Disaggregated layouts. A grid with `prefill_replicas` and `decode_replicas` (always both) searches prefill/decode
 disaggregated layouts beside the colocated ones: its points are the colocated grid (every knob but those two and
-`kv_transfer`) followed by the disaggregated grid (every knob but `replicas`, which a P/D layout does not have: its
-replicas are its prefill + decode pools). So no combination is a duplicate or half a layout. Both pools run the
-point's one tensor_parallel (and PP/DP/EP): the engine (simulate.simulate, engine/disaggregation.py) builds both
-pools from one ServingSetup, so a per-pool TP is not a knob. `kv_transfer` picks the link the KV cache crosses from
-a prefill to a decode replica (KV_LINKS), mapped to the engine's Disaggregation link bandwidth and latency.
+`kv_transfer` and the pools' TPs) followed by the disaggregated grid (every knob but `replicas`, which a P/D layout
+does not have: its replicas are its prefill + decode pools). So no combination is a duplicate or half a layout. Each
+pool runs the point's tensor_parallel unless `prefill_tensor_parallel` / `decode_tensor_parallel` set its own (PP,
+DP and EP are the point's; the engine builds each pool's setup, simulate.Disaggregation.pool_setups). `kv_transfer`
+picks the link the KV cache crosses from a prefill to a decode replica (KV_LINKS), mapped to the engine's
+Disaggregation link bandwidth and latency.
 """
 
 from __future__ import annotations
@@ -37,9 +38,11 @@ import numpy as np
 
 GRID_KEYS = ("gpu", "tensor_parallel", "pipeline_parallel", "data_parallel", "expert_parallel", "replicas",
              "max_num_seqs", "max_num_batched_tokens", "chunked_prefill", "long_prefill_token_threshold", "router",
-             "weight_dtype", "prefill_replicas", "decode_replicas", "kv_transfer")
+             "weight_dtype", "prefill_replicas", "decode_replicas", "kv_transfer", "prefill_tensor_parallel",
+             "decode_tensor_parallel")
 PD_KEYS = ("prefill_replicas", "decode_replicas")  # a grid has both or neither (SweepInput.validate_grid)
-PD_ONLY_KEYS = (*PD_KEYS, "kv_transfer")  # knobs of the disaggregated points only
+POOL_TP_KEYS = ("prefill_tensor_parallel", "decode_tensor_parallel")
+PD_ONLY_KEYS = (*PD_KEYS, "kv_transfer", *POOL_TP_KEYS)  # knobs of the disaggregated points only
 COLOCATED_ONLY_KEYS = ("replicas",)
 # The KV cache's link from a prefill to a decode replica, per GPU (every TP rank sends its own shard), one direction:
 # - nvlink: inside one node, the GPU's own interconnect, half its bidirectional figure (the engine's default,
@@ -120,18 +123,21 @@ def point_params(request: dict, grid_values: dict) -> dict:
     if is_disaggregated(params):
         kv = params.pop("kv_transfer", "nvlink")
         link = {k: v for k, v in KV_LINKS[kv].items() if v is not None}
+        pool_tp = {k: params.pop(k) for k in POOL_TP_KEYS if k in params}
         params["disaggregation"] = {"prefill_replicas": params.pop("prefill_replicas"),
-                                    "decode_replicas": params.pop("decode_replicas"), "kv_transfer": kv, **link}
+                                    "decode_replicas": params.pop("decode_replicas"), "kv_transfer": kv, **link,
+                                    **pool_tp}
         params["replicas"] = 1
     return params
 
 
 def layout_gpus(params: dict) -> int:
-    """GPUs of one point's deployment (params from point_params): its replicas (or P/D pools) × TP × PP × DP."""
-    d = params.get("disaggregation")
-    replicas = d["prefill_replicas"] + d["decode_replicas"] if d else params.get("replicas", 1)
-    return replicas * params.get("tensor_parallel", 1) * params.get("pipeline_parallel", 1) * \
-        params.get("data_parallel", 1)
+    """GPUs of one point's deployment (params from point_params): its replicas × TP, or each P/D pool's replicas ×
+    its TP, × PP × DP."""
+    d, tp = params.get("disaggregation"), params.get("tensor_parallel", 1)
+    replicas_tp = (d["prefill_replicas"] * d.get("prefill_tensor_parallel", tp)
+                   + d["decode_replicas"] * d.get("decode_tensor_parallel", tp)) if d else params.get("replicas", 1) * tp
+    return replicas_tp * params.get("pipeline_parallel", 1) * params.get("data_parallel", 1)
 
 
 def pareto_frontier(points: list[dict]) -> list[dict]:

@@ -12,7 +12,7 @@ output tokens = GPUs · price per GPU-hour / 3600 / output tokens per second · 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from ..modeling.specs import GPUSpec, ModelSpec
 from ..modeling.vllm_defaults import BLOCK_SIZE, GPU_MEMORY_UTILIZATION
 from .cluster import ROUTERS, run_replicas
 from .costs import roofline_step_cost
-from .disaggregation import run_disaggregated
+from .disaggregation import Pool, run_disaggregated
 from .engine import SimulationError, WorkLimit
 from .metrics import SLO, engine_stats, invariants, request_summary, series, step_log
 from .scheduler import SchedulerConfig
@@ -62,6 +62,19 @@ class Disaggregation:
     decode_replicas: int = 1
     link_bandwidth_bytes_per_s: float | None = None   # default: one direction of the GPU interconnect
     link_latency_s: float = 10e-6
+    prefill_tensor_parallel: int | None = None        # default: the setup's tensor_parallel
+    decode_tensor_parallel: int | None = None
+
+    def pool_setups(self, setup: ServingSetup) -> tuple[ServingSetup, ServingSetup]:
+        """The prefill and decode pools' setups: the setup at each pool's TP (with expert parallelism on, EP follows
+        it: EP = TP · DP)."""
+        def at(tp: int | None) -> ServingSetup:
+            if tp is None or tp == setup.tensor_parallel:
+                return setup
+            ep = tp * setup.data_parallel if setup.expert_parallel > 1 else 1
+            return replace(setup, tensor_parallel=tp, expert_parallel=ep)
+
+        return at(self.prefill_tensor_parallel), at(self.decode_tensor_parallel)
 
 
 def kv_bytes_per_token(setup: ServingSetup) -> float:
@@ -118,20 +131,14 @@ def simulate(
     `trace_steps` > 0 adds the first engine's first steps as `step_log`."""
     if router not in ROUTERS:
         raise SimulationError("router", f"must be one of {', '.join(ROUTERS)}")
-    blocks = kv_blocks(setup)
-    check_fits(setup, workload, blocks)
-    dp = setup.data_parallel
-    cfg = SchedulerConfig(setup.max_num_seqs * dp, setup.max_num_batched_tokens * dp, setup.chunked_prefill,
-                          setup.prefix_caching, setup.block_size, blocks * dp, setup.static_batching,
-                          long_prefill_token_threshold=setup.long_prefill_token_threshold,
-                          scheduler_reserve_full_isl=setup.scheduler_reserve_full_isl)
-    cost = roofline_step_cost(setup.model, setup.gpu, tp=setup.tensor_parallel, weight_dtype=setup.weight_dtype,
-                              kv_dtype=setup.kv_dtype, par=setup.parallel, cuda_graphs=setup.cuda_graphs)
     w = workload
     transfer_area = 0.0
     transfer = None
     pools: dict[str, list] = {}
     if disaggregation is None:
+        blocks = kv_blocks(setup)
+        check_fits(setup, workload, blocks)
+        cfg, cost = _scheduler(setup, blocks), _step_cost(setup)
         engines, _ = run_replicas(w, cfg, cost, replicas=replicas, router=router, max_steps=max_steps,
                                      limit=limit)
         first_t = np.full(len(w), np.nan)
@@ -142,23 +149,43 @@ def simulate(
         gpus = replicas * setup.parallel.gpus
     else:
         d = disaggregation
+        pre_setup, setup = d.pool_setups(setup)  # the result's KV cache is the decode pool's, where requests stay
+        pre_blocks, blocks = kv_blocks(pre_setup), kv_blocks(setup)
+        check_fits(pre_setup, workload, pre_blocks)
+        check_fits(setup, workload, blocks)
         bw = d.link_bandwidth_bytes_per_s or setup.gpu.interconnect_bandwidth_bytes_per_s / 2.0
-        res = run_disaggregated(w, cfg, cost, prefill_replicas=d.prefill_replicas,
-                                decode_replicas=d.decode_replicas, router=router,
-                                kv_bytes_per_token=kv_bytes_per_token(setup), link_bandwidth_bytes_per_s=bw,
+        # every GPU of the narrower pool moves its whole shard: the larger of the two per-GPU shares
+        link_bytes = max(kv_bytes_per_token(pre_setup), kv_bytes_per_token(setup))
+        res = run_disaggregated(w, Pool(d.prefill_replicas, _scheduler(pre_setup, pre_blocks), _step_cost(pre_setup)),
+                                Pool(d.decode_replicas, _scheduler(setup, blocks), _step_cost(setup)), router=router,
+                                kv_bytes_per_token=link_bytes, link_bandwidth_bytes_per_s=bw,
                                 link_latency_s=d.link_latency_s, max_steps=max_steps, limit=limit)
         engines = res.prefill + res.decode
         pools = {"prefill": res.prefill, "decode": res.decode}
         first_t, finish_t = res.first_t, res.finish_t
         transfer = res.transfer_s[w.output_tokens > 1]
         transfer_area = float(transfer.sum())
-        gpus = (d.prefill_replicas + d.decode_replicas) * setup.parallel.gpus
+        gpus = d.prefill_replicas * pre_setup.parallel.gpus + d.decode_replicas * setup.parallel.gpus
     result = _result(setup, w, slo, engines, pools, first_t, finish_t, transfer_area, gpus, blocks)
     if transfer is not None and transfer.size:
         result["kv_transfer_s"] = {"mean": float(transfer.mean()), "max": float(transfer.max())}
     if trace_steps:
         result["step_log"] = step_log(engines[0], trace_steps)
     return result
+
+
+def _scheduler(setup: ServingSetup, blocks: int) -> SchedulerConfig:
+    """The engine's scheduler for one replica of the setup: a DP deployment is one engine with DP × a rank's limits."""
+    dp = setup.data_parallel
+    return SchedulerConfig(setup.max_num_seqs * dp, setup.max_num_batched_tokens * dp, setup.chunked_prefill,
+                           setup.prefix_caching, setup.block_size, blocks * dp, setup.static_batching,
+                           long_prefill_token_threshold=setup.long_prefill_token_threshold,
+                           scheduler_reserve_full_isl=setup.scheduler_reserve_full_isl)
+
+
+def _step_cost(setup: ServingSetup):
+    return roofline_step_cost(setup.model, setup.gpu, tp=setup.tensor_parallel, weight_dtype=setup.weight_dtype,
+                              kv_dtype=setup.kv_dtype, par=setup.parallel, cuda_graphs=setup.cuda_graphs)
 
 
 def _result(setup, w, slo, engines, pools, first_t, finish_t, transfer_area, gpus, blocks) -> dict:

@@ -3161,6 +3161,26 @@ export interface components {
              * @default 10
              */
             link_latency_us: number;
+            /**
+             * @description The prefill pool's tensor parallelism (default: tensor_parallel): wider for compute-bound prompts
+             *
+             *     * `1` - 1
+             *     * `2` - 2
+             *     * `4` - 4
+             *     * `8` - 8
+             *     * `16` - 16
+             */
+            prefill_tensor_parallel?: components["schemas"]["TensorParallelEnum"];
+            /**
+             * @description The decode pool's tensor parallelism (default: tensor_parallel): the KV cache and weights it holds
+             *
+             *     * `1` - 1
+             *     * `2` - 2
+             *     * `4` - 4
+             *     * `8` - 8
+             *     * `16` - 16
+             */
+            decode_tensor_parallel?: components["schemas"]["TensorParallelEnum"];
         };
         DisaggregationInputRequest: {
             prefill_replicas: number;
@@ -3175,6 +3195,26 @@ export interface components {
              * @default 10
              */
             link_latency_us: number;
+            /**
+             * @description The prefill pool's tensor parallelism (default: tensor_parallel): wider for compute-bound prompts
+             *
+             *     * `1` - 1
+             *     * `2` - 2
+             *     * `4` - 4
+             *     * `8` - 8
+             *     * `16` - 16
+             */
+            prefill_tensor_parallel?: components["schemas"]["TensorParallelEnum"];
+            /**
+             * @description The decode pool's tensor parallelism (default: tensor_parallel): the KV cache and weights it holds
+             *
+             *     * `1` - 1
+             *     * `2` - 2
+             *     * `4` - 4
+             *     * `8` - 8
+             *     * `16` - 16
+             */
+            decode_tensor_parallel?: components["schemas"]["TensorParallelEnum"];
         };
         /**
          * @description * `fp32` - fp32
@@ -7039,6 +7079,10 @@ export interface components {
             prefill_replicas?: number[];
             /** @description Decode replicas of a disaggregated layout (with prefill_replicas); prefill + decode over 16 is an infeasible point with the reason */
             decode_replicas?: number[];
+            /** @description The prefill pool's tensor parallelism of a disaggregated layout (default: the point's tensor_parallel); P/D points only */
+            prefill_tensor_parallel?: components["schemas"]["TensorParallelEnum"][];
+            /** @description The decode pool's tensor parallelism of a disaggregated layout (default: the point's tensor_parallel); P/D points only */
+            decode_tensor_parallel?: components["schemas"]["TensorParallelEnum"][];
             /** @description The KV cache's link from prefill to decode, per GPU: nvlink (inside a node: the GPU's NVLink, one direction, 450 GB/s on H100/H200) or rdma (across nodes: a 400 Gb/s NIC, 50 GB/s); P/D points only */
             kv_transfer?: components["schemas"]["KvTransferEnum"][];
         };
@@ -7063,6 +7107,10 @@ export interface components {
             prefill_replicas?: number[];
             /** @description Decode replicas of a disaggregated layout (with prefill_replicas); prefill + decode over 16 is an infeasible point with the reason */
             decode_replicas?: number[];
+            /** @description The prefill pool's tensor parallelism of a disaggregated layout (default: the point's tensor_parallel); P/D points only */
+            prefill_tensor_parallel?: components["schemas"]["TensorParallelEnum"][];
+            /** @description The decode pool's tensor parallelism of a disaggregated layout (default: the point's tensor_parallel); P/D points only */
+            decode_tensor_parallel?: components["schemas"]["TensorParallelEnum"][];
             /** @description The KV cache's link from prefill to decode, per GPU: nvlink (inside a node: the GPU's NVLink, one direction, 450 GB/s on H100/H200) or rdma (across nodes: a 400 Gb/s NIC, 50 GB/s); P/D points only */
             kv_transfer?: components["schemas"]["KvTransferEnum"][];
         };
@@ -7153,7 +7201,7 @@ export interface components {
              * @default two_stage
              */
             mode: components["schemas"]["SweepModeEnum"];
-            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, long_prefill_token_threshold, router, weight_dtype, prefill_replicas, decode_replicas, kv_transfer; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason. With prefill_replicas and decode_replicas the grid is its colocated points followed by its disaggregated ones (every prefill × decode pair; `replicas` is for the colocated ones only) */
+            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, long_prefill_token_threshold, router, weight_dtype, prefill_replicas, decode_replicas, kv_transfer, prefill_tensor_parallel, decode_tensor_parallel; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason. With prefill_replicas and decode_replicas the grid is its colocated points followed by its disaggregated ones (every prefill × decode pair; `replicas` is for the colocated ones only) */
             grid: components["schemas"]["SweepGrid"];
             /** @description GPU budget: a point whose deployment (replicas or P/D pools × TP × PP × DP) needs more is not run, and stays off the frontier and the recommendation */
             max_gpus?: number;
@@ -7250,7 +7298,7 @@ export interface components {
              * @default two_stage
              */
             mode: components["schemas"]["SweepModeEnum"];
-            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, long_prefill_token_threshold, router, weight_dtype, prefill_replicas, decode_replicas, kv_transfer; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason. With prefill_replicas and decode_replicas the grid is its colocated points followed by its disaggregated ones (every prefill × decode pair; `replicas` is for the colocated ones only) */
+            /** @description Knob → list of values; knobs: gpu, tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, replicas, max_num_seqs, max_num_batched_tokens, chunked_prefill, long_prefill_token_threshold, router, weight_dtype, prefill_replicas, decode_replicas, kv_transfer, prefill_tensor_parallel, decode_tensor_parallel; at most 10,000 points. A point whose layout vLLM refuses (expert_parallel not 1 or tensor_parallel × data_parallel, or not dividing the experts) is infeasible with the reason. With prefill_replicas and decode_replicas the grid is its colocated points followed by its disaggregated ones (every prefill × decode pair; `replicas` is for the colocated ones only) */
             grid: components["schemas"]["SweepGridRequest"];
             /** @description GPU budget: a point whose deployment (replicas or P/D pools × TP × PP × DP) needs more is not run, and stays off the frontier and the recommendation */
             max_gpus?: number;
@@ -7351,6 +7399,26 @@ export interface components {
             prefill_replicas?: number;
             /** @description Decode replicas of a disaggregated layout (with prefill_replicas); prefill + decode over 16 is an infeasible point with the reason */
             decode_replicas?: number;
+            /**
+             * @description The prefill pool's tensor parallelism of a disaggregated layout (default: the point's tensor_parallel); P/D points only
+             *
+             *     * `1` - 1
+             *     * `2` - 2
+             *     * `4` - 4
+             *     * `8` - 8
+             *     * `16` - 16
+             */
+            prefill_tensor_parallel?: components["schemas"]["TensorParallelEnum"];
+            /**
+             * @description The decode pool's tensor parallelism of a disaggregated layout (default: the point's tensor_parallel); P/D points only
+             *
+             *     * `1` - 1
+             *     * `2` - 2
+             *     * `4` - 4
+             *     * `8` - 8
+             *     * `16` - 16
+             */
+            decode_tensor_parallel?: components["schemas"]["TensorParallelEnum"];
             /**
              * @description The KV cache's link from prefill to decode, per GPU: nvlink (inside a node: the GPU's NVLink, one direction, 450 GB/s on H100/H200) or rdma (across nodes: a 400 Gb/s NIC, 50 GB/s); P/D points only
              *

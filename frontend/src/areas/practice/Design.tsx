@@ -86,8 +86,9 @@ const DEFAULTS = {
   round: "",
   gpu: "", tensor_parallel: "1", replicas: "1", weight_dtype: "bf16", kv_dtype: "bf16", max_num_seqs: "256",
   max_num_batched_tokens: "8192", chunked_prefill: "true", prefix_caching: "false", router: "round_robin",
-  split: "false", prefill_replicas: "1", decode_replicas: "1",
+  split: "false", prefill_replicas: "1", decode_replicas: "1", prefill_tensor_parallel: "", decode_tensor_parallel: "",
 };
+const POOL_TP_KEYS = ["prefill_tensor_parallel", "decode_tensor_parallel"] as const;
 
 function deploymentBody(v: Record<string, string>, fallbackGpu: string): Record<string, unknown> {
   const body: Record<string, unknown> = {
@@ -96,7 +97,9 @@ function deploymentBody(v: Record<string, string>, fallbackGpu: string): Record<
     chunked_prefill: v.chunked_prefill === "true", prefix_caching: v.prefix_caching === "true", router: v.router,
   };
   if (v.split === "true") {
-    body.disaggregation = { prefill_replicas: Number(v.prefill_replicas), decode_replicas: Number(v.decode_replicas) };
+    // Each pool runs tensor_parallel unless given its own.
+    body.disaggregation = { prefill_replicas: Number(v.prefill_replicas), decode_replicas: Number(v.decode_replicas),
+      ...Object.fromEntries(POOL_TP_KEYS.filter((k) => v[k]).map((k) => [k, Number(v[k])])) };
   } else {
     body.replicas = Number(v.replicas);
   }
@@ -117,7 +120,8 @@ function labLink(exercise: Detail, body: Record<string, unknown>): string {
   const traffic = exercise.traffic as Record<string, unknown>;
   const [prompt, promptSigma] = labLength(traffic.prompt_tokens);
   const [output, outputSigma] = labLength(traffic.output_tokens);
-  const split = body.disaggregation as { prefill_replicas: number; decode_replicas: number } | undefined;
+  const split = body.disaggregation as { prefill_replicas: number; decode_replicas: number;
+    prefill_tensor_parallel?: number; decode_tensor_parallel?: number } | undefined;
   const query = new URLSearchParams({
     model: exercise.model, gpu: String(body.gpu), tensor_parallel: String(body.tensor_parallel),
     replicas: String(body.replicas ?? 1), router: String(body.router), rate: String(traffic.arrival_rate_per_s),
@@ -129,6 +133,8 @@ function labLink(exercise: Detail, body: Record<string, unknown>): string {
     chunked_prefill: String(body.chunked_prefill), prefix_caching: String(body.prefix_caching),
     weight_dtype: String(body.weight_dtype), kv_dtype: String(body.kv_dtype),
     prefill_replicas: String(split?.prefill_replicas ?? 0), decode_replicas: String(split?.decode_replicas ?? 0),
+    prefill_tensor_parallel: String(split?.prefill_tensor_parallel ?? ""),
+    decode_tensor_parallel: String(split?.decode_tensor_parallel ?? ""),
     ttft: String(exercise.slo.ttft_s), tpot: String(exercise.slo.tpot_s),
   });
   return `/lab/engine?${query}`;
@@ -273,7 +279,11 @@ export function DesignExercisePage() {
       <form onSubmit={submit} className="design-form" aria-label="Your deployment">
         {select("gpu", "GPU", gpus.map((g) => [g, g]))}
         {select("tensor_parallel", "Tensor parallel", ["1", "2", "4", "8"].map((t) => [t, t]))}
-        {v.split === "true" ? <>{number("prefill_replicas", "Prefill replicas", 1, 15)}{number("decode_replicas", "Decode replicas", 1, 15)}</> : number("replicas", "Replicas", 1, 16)}
+        {v.split === "true" ? <>
+          {number("prefill_replicas", "Prefill replicas", 1, 15)}{number("decode_replicas", "Decode replicas", 1, 15)}
+          {select("prefill_tensor_parallel", "Prefill pool TP", [["", "as tensor parallel"], ...["1", "2", "4", "8"].map((t): [string, string] => [t, t])])}
+          {select("decode_tensor_parallel", "Decode pool TP", [["", "as tensor parallel"], ...["1", "2", "4", "8"].map((t): [string, string] => [t, t])])}
+        </> : number("replicas", "Replicas", 1, 16)}
         {select("weight_dtype", "Weights", [["bf16", "BF16"], ["fp8", "FP8"], ["int8", "INT8"], ["int4", "INT4"], ["fp4", "FP4"]])}
         {select("kv_dtype", "KV cache", [["bf16", "BF16"], ["fp8", "FP8"]])}
         {number("max_num_seqs", "max_num_seqs", 1, 4096)}

@@ -36,7 +36,7 @@ const DEFAULTS = {
   block_size: String(VLLM_DEFAULTS.block_size), gpu_memory_utilization: String(VLLM_DEFAULTS.gpu_memory_utilization),
   ttft: "1", tpot: "0.1", seed: "0", weight_dtype: "bf16", kv_dtype: "bf16", prompt_sigma: "0.5", output_sigma: "0.5",
   arrival: "poisson", burst_cv: "3", shared_prefix_tokens: "0", prefix_groups: "1", session_turns: "1",
-  prefill_replicas: "0", decode_replicas: "0",
+  prefill_replicas: "0", decode_replicas: "0", prefill_tensor_parallel: "", decode_tensor_parallel: "",
 };
 
 /** A token length: lognormal around `mean` with spread `sigma`, or every request exactly `mean` when sigma is 0. */
@@ -45,6 +45,9 @@ function tokenLength(mean: number, sigma: number): number | Record<string, unkno
 }
 
 const REPLAYED_STEPS = 120;  // the first engine's first steps come back with the result, to step through
+// A P/D pool's own tensor parallelism; blank runs the pool at tensor_parallel.
+const POOL_TP_OPTIONS: [string, string][] = [["", "as tensor parallel"], ...["1", "2", "4", "8", "16"].map(
+  (tp): [string, string] => [tp, tp])];
 
 function engineBody(v: Record<string, string>): Record<string, unknown> {
   const n = (k: string) => num(v[k], 0);
@@ -69,8 +72,11 @@ function engineBody(v: Record<string, string>): Record<string, unknown> {
   };
   if (n("prefill_replicas") > 0 && n("decode_replicas") > 0) {
     // Prefill and decode pools (the cluster simulator's disaggregation): replaces the replica count.
+    // Each pool runs tensor_parallel unless given its own.
+    const poolTp = Object.fromEntries(["prefill_tensor_parallel", "decode_tensor_parallel"]
+      .filter((k) => v[k]).map((k) => [k, n(k)]));
     Object.assign(body, { replicas: 1, router: v.router,
-      disaggregation: { prefill_replicas: n("prefill_replicas"), decode_replicas: n("decode_replicas") } });
+      disaggregation: { prefill_replicas: n("prefill_replicas"), decode_replicas: n("decode_replicas"), ...poolTp } });
   } else if (n("replicas") > 1) Object.assign(body, { replicas: n("replicas"), router: v.router });
   return body;
 }
@@ -167,6 +173,12 @@ export default function EngineArea() {
         <SelectInput name="kv_dtype" label="KV dtype" values={v} set={set} options={KV_DTYPES} />
         {field("prefill_replicas", "Prefill replicas (0: no P/D split)", "1")}
         {field("decode_replicas", "Decode replicas (0: no P/D split)", "1")}
+        {num(v.prefill_replicas, 0) > 0 && num(v.decode_replicas, 0) > 0 && <>
+          <SelectInput name="prefill_tensor_parallel" label="Prefill pool TP" values={v} set={set}
+            options={POOL_TP_OPTIONS} />
+          <SelectInput name="decode_tensor_parallel" label="Decode pool TP" values={v} set={set}
+            options={POOL_TP_OPTIONS} />
+        </>}
         {field("max_num_seqs", "max_num_seqs", "1")}
         {field("max_num_batched_tokens", "max_num_batched_tokens", "1")}
         {field("long_prefill_token_threshold", "long_prefill_token_threshold", "1")}

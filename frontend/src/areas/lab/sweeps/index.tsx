@@ -44,10 +44,13 @@ const GRID_FIELDS: { key: string; label: string; kind: "int" | "str" | "bool"; i
   { key: "prefill_replicas", label: "P/D: prefill replicas", kind: "int", initial: "" },
   { key: "decode_replicas", label: "P/D: decode replicas", kind: "int", initial: "" },
   { key: "kv_transfer", label: "P/D: KV transfer (nvlink, rdma)", kind: "str", initial: "" },
+  { key: "prefill_tensor_parallel", label: "P/D: prefill pool TP (blank: tensor parallel)", kind: "int", initial: "" },
+  { key: "decode_tensor_parallel", label: "P/D: decode pool TP (blank: tensor parallel)", kind: "int", initial: "" },
 ];
 // Knobs of one kind of layout only (engine/grid.py): with P/D knobs the grid is its colocated points, then its
 // disaggregated ones.
-const PD_ONLY = ["prefill_replicas", "decode_replicas", "kv_transfer"];
+const PD_ONLY = ["prefill_replicas", "decode_replicas", "kv_transfer", "prefill_tensor_parallel",
+  "decode_tensor_parallel"];
 const COLOCATED_ONLY = ["replicas"];
 
 function gridSize(grid: Record<string, string>): number {
