@@ -128,9 +128,6 @@ def _simulate(model, gpu, params: dict, max_steps: int, max_entries: int, max_to
               progress: Callable[[float], None] | None = None) -> dict:
     setup = ServingSetup(model, gpu, **{k: params[k] for k in SETUP_FIELDS if k in params})
     w = workload_build(workload=params["workload"], seed=params.get("seed", 0))
-    check_fits(setup, w, kv_blocks(setup))  # a request that can never run is the more useful error
-    workload_check(params=params, w=w, max_steps=max_steps, max_tokens=max_tokens)
-    slo = SLO(**params.get("slo", {}))
     dis = params.get("disaggregation")
     disagg = None
     if dis:
@@ -139,11 +136,15 @@ def _simulate(model, gpu, params: dict, max_steps: int, max_entries: int, max_to
                                 dis.get("link_latency_us", 10.0) * 1e-6, dis.get("prefill_tensor_parallel"),
                                 dis.get("decode_tensor_parallel"))
         for pool, pool_setup in zip(("prefill", "decode"), disagg.pool_setups(setup), strict=True):
-            try:  # a pool's own TP: the error names that pool's field
+            try:  # each pool at its own TP; an error from a pool's own TP names that field
                 check_fits(pool_setup, w, kv_blocks(pool_setup))
             except SimulationError as exc:
                 field = f"disaggregation.{pool}_tensor_parallel" if dis.get(f"{pool}_tensor_parallel") else exc.field
                 raise SimulationError(field, f"{pool} pool: {exc.message}") from None
+    else:
+        check_fits(setup, w, kv_blocks(setup))  # a request that can never run is the more useful error
+    workload_check(params=params, w=w, max_steps=max_steps, max_tokens=max_tokens)
+    slo = SLO(**params.get("slo", {}))
     limit = WorkLimit(max_steps, max_entries)
     if progress is not None:
         finishes = len(w) * (2 if disagg else 1)  # a disaggregated request finishes once in each pool

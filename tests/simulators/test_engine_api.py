@@ -255,3 +255,15 @@ def test_long_prefill_token_threshold_caps_each_prefill_chunk_while_another_requ
     alone = api_client.post(ENGINE, body(workload={"trace": [[0.0, 2000, 3]]}, trace_steps=1,
                                          long_prefill_token_threshold=256), format="json").json()["step_log"]
     assert alone[0]["tokens"] == 2000  # a request alone is not capped: there is nobody to starve
+
+
+def test_pools_at_their_own_tensor_parallelism_need_not_fit_at_the_base_one(api_client):
+    """Llama 3.1 70B in BF16 (141 GB of weights) does not fit one H100 (TP 1), but pools of TP 4 each do: with both
+    pools' TPs given, the base tensor_parallel places nothing."""
+    wl = {"num_requests": 10, "arrival_rate_per_s": 5, "prompt_tokens": 200, "output_tokens": 20}
+    split = {"prefill_replicas": 1, "decode_replicas": 1, "prefill_tensor_parallel": 4, "decode_tensor_parallel": 4}
+    r = api_client.post(CLUSTER, body(model="llama-3.1-70b", workload=wl, disaggregation=split), format="json")
+    assert r.status_code == 200, r.json()
+    assert r.json()["cost"]["gpus"] == 8 and r.json()["completed"] == 10
+    colocated = api_client.post(CLUSTER, body(model="llama-3.1-70b", workload=wl), format="json")
+    assert colocated.status_code == 400 and "gpu" in colocated.json()["fields"], colocated.json()
