@@ -20,6 +20,8 @@ export interface EngineResult {
   kv_cache: { blocks_per_replica: number; capacity_tokens_per_replica: number };
   step_log?: SimulatorResults["engine"]["step_log"];
   cost: { gpus: number; usd_per_million_output_tokens: number };
+  pools?: { prefill: number; decode: number };
+  kv_transfer_s?: { mean: number; max: number };
   invariants: { tokens_conserved: boolean; all_finished: boolean; littles_law: { ok: boolean; relative_error: number } };
   series: { t_s: number[]; queue_depth: number[]; running: number[]; kv_usage: number[] };
   histograms: { ttft_s: { edges: number[]; counts: number[] }; tpot_s: { edges: number[]; counts: number[] } };
@@ -236,6 +238,11 @@ export function EngineReport({ r, budget }: { r: EngineResult; budget?: number }
         prefix-cache hits {(r.prefix_cache_hit_rate * 100).toFixed(0)} % · mean batch {r.mean_batch_size.toFixed(1)} ·
         KV {r.kv_cache.capacity_tokens_per_replica.toLocaleString()} tokens/replica ·
         ${r.cost.usd_per_million_output_tokens.toFixed(3)} per million tokens
+      </p>
+      <p data-testid="engine-deployment">
+        {r.cost.gpus} GPU{r.cost.gpus === 1 ? "" : "s"}
+        {r.pools && ` in ${r.pools.prefill} prefill + ${r.pools.decode} decode replicas`}
+        {r.kv_transfer_s && ` · KV transfer ${ms(r.kv_transfer_s.mean)} mean, ${ms(r.kv_transfer_s.max)} max`}
       </p>
       <p className="muted">Invariants: tokens conserved {r.invariants.tokens_conserved ? "✓" : "✗"}, all finished{" "}
         {r.invariants.all_finished ? "✓" : "✗"}, Little's law {r.invariants.littles_law.ok ? "✓" : "✗"}{" "}
