@@ -3,9 +3,11 @@
 The schema is fetched from a running server, validated as OpenAPI, and turned into a Python package by
 openapi-python-client (no warnings allowed) in a temporary folder. Then a scripted flow goes through that client
 only: register without cookies, token, read a chapter, search, answer a numeric question, review flashcards (one
-review replayed), export them and import the file back as a job polled to done, call simulators with typed answers, run a sweep to completion, and read an error as ErrorBody.
+review replayed), export them and import the file back as a job polled to done, call simulators with typed answers, run a sweep to completion, propose a deployment for a design exercise and rate
+its rationale, and read an error as ErrorBody.
 """
 
+import enum
 import importlib
 import inspect
 import json
@@ -107,6 +109,7 @@ def test_a_consumer_flow_through_the_generated_client(api, served):
         export_and_import_back_as_a_job(client, models)
         simulate(client, models)
         sweep_and_poll(client, models)
+        design_an_exercise(client, models)
         errors_are_typed(client, models)
 
 
@@ -269,6 +272,49 @@ def sweep_and_poll(client, models):
         time.sleep(0.5)
     assert detail.status == models.SweepStatusEnum.SUCCEEDED, detail.to_dict()
     assert detail.done_points == detail.total_points == 2
+
+
+def operation(op_id: str):
+    """The generated module of one operation, whichever tag folder the generator put it in."""
+    import pkgutil
+
+    api_package = load("api")
+    for tag in pkgutil.iter_modules(api_package.__path__):
+        try:
+            return load(f"api.{tag.name}.{op_id}")
+        except ModuleNotFoundError:
+            continue
+    raise AssertionError(f"no generated module for {op_id}")
+
+
+def design_an_exercise(client, models):
+    """List the design exercises, open one, propose a deployment (graded by the simulators, the attempt saved),
+    rate the rationale against the key points, and read the attempt back: every answer typed."""
+    list_op = operation("design_exercises_list")
+    (chat,) = [member for value in vars(list_op).values() if isinstance(value, type) and issubclass(value, enum.Enum)
+               for member in value if member.value == "chat"]  # the category filter's generated enum
+    listing = list_op.sync(client=client, category=chat)
+    exercises = listing if isinstance(listing, list) else listing.results
+    assert exercises and all(e.category == "chat" for e in exercises)
+    detail = operation("design_exercises_retrieve").sync(slug=exercises[0].slug, client=client)
+    assert isinstance(detail, models.DesignExerciseDetail) and detail.key_point_count >= 2
+    create = operation("design_exercises_attempts_create")
+    gpu = detail.constraints.gpus[0]
+    response = create.sync_detailed(slug=detail.slug, client=client, body=body_type(create).from_dict(
+        {"deployment": {"gpu": gpu, "tensor_parallel": 1}, "rationale": "One GPU, to see what binds."}))
+    assert response.status_code == 201, response.content
+    attempt = response.parsed
+    assert isinstance(attempt, models.DesignAttemptOutput) and attempt.id is not None
+    assert attempt.grade.verdict in set(models.VerdictEnum) and 0 <= attempt.grade.score <= 100
+    assert attempt.deployment.gpu == gpu and attempt.grade.summary
+    rate = operation("design_exercises_attempts_partial_update")
+    rated = rate.sync(slug=detail.slug, attempt_id=attempt.id, client=client,
+                      body=body_type(rate).from_dict({"key_points_met": [0]}))
+    assert isinstance(rated, models.DesignAttemptOutput) and rated.key_points_met == [0]
+    assert rated.rationale_score == 1 / detail.key_point_count
+    again = operation("design_exercises_attempts_retrieve").sync(slug=detail.slug, attempt_id=attempt.id,
+                                                                  client=client)
+    assert again.key_points_met == [0] and again.grade.score == attempt.grade.score
 
 
 def errors_are_typed(client, models):
