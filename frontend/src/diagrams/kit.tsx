@@ -64,17 +64,22 @@ export function Legend({ items }: { items: (Concept | { concept: Concept; label:
   );
 }
 
-export function useReducedMotion(): boolean {
-  const query = "(prefers-reduced-motion: reduce)";
-  const [reduced, setReduced] = useState(() => typeof window !== "undefined" && window.matchMedia?.(query).matches);
+/** Whether a CSS media query matches now, kept current as it changes. */
+export function useMediaQuery(query: string): boolean {
+  const [matches, setMatches] = useState(() => typeof window !== "undefined" && !!window.matchMedia?.(query).matches);
   useEffect(() => {
     const media = window.matchMedia?.(query);
     if (!media) return;
-    const on = () => setReduced(media.matches);
+    const on = () => setMatches(media.matches);
+    on();
     media.addEventListener("change", on);
     return () => media.removeEventListener("change", on);
-  }, []);
-  return reduced;
+  }, [query]);
+  return matches;
+}
+
+export function useReducedMotion(): boolean {
+  return useMediaQuery("(prefers-reduced-motion: reduce)");
 }
 
 /** Steps 0..count-1 while playing (every `ms`). At rest the picture shows the last step (the outcome), or the first

@@ -2,7 +2,7 @@
 // 100k of Llama 3's vocabulary), and what those tokens cost in KV cache on the chosen model (request-walk endpoint).
 import { useState } from "react";
 import { fmtBytes, useTokenizer } from "../areas/lab/lib";
-import { Block, Frame, Legend, PlayerControls, Slider, useAnswer, useHeld, useTour, type Params } from "./kit";
+import { Block, Frame, Legend, PlayerControls, Slider, useAnswer, useHeld, useMediaQuery, useTour, type Params } from "./kit";
 import { Value } from "./memory";
 
 export const TOKEN_SAMPLES = [
@@ -33,11 +33,14 @@ export function Tokenization({ params }: { params: Params }) {
     `German: ${count}; long compounds split into several pieces.`,
   ][tour.index] ?? `Your text: ${count}.`;
   const narration = useHeld(said);
+  // Rows as wide as the screen shows at about one unit a pixel: on a phone a 600-unit row shrank the labels to 6 px.
+  const rowWidth = useMediaQuery("(max-width: 640px)") ? 320 : 600;
   let x = 0, y = 0;
   const chips = (ids ?? []).map((id, i) => {
     const piece = enc!.decode([id]);
-    const width = Math.max(28, piece.length * 7 + 10);
-    if (x + width > 600) { x = 0; y += 46; }
+    // as wide as the piece above and the id below (a 6-digit id under a 1-letter piece overlapped its neighbours)
+    const width = Math.max(28, piece.length * 7 + 10, String(id).length * 7 + 8);
+    if (x + width > rowWidth) { x = 0; y += 46; }
     const chip = { id, piece, x, y, width, i };
     x += width + 4;
     return chip;
@@ -54,7 +57,7 @@ export function Tokenization({ params }: { params: Params }) {
         {text.length} characters → <Value value={data.prompt_tokens} text={`${data.prompt_tokens} tokens`} /> ({(text.length / Math.max(ids.length, 1)).toFixed(1)} characters per token);
         on {data.model.name} each token keeps {fmtBytes(data.kv_bytes_per_token)} of KV cache: {fmtBytes(data.kv_bytes_per_token * ids.length)} for this text
       </>}>
-      <svg viewBox={`0 0 600 ${y + 44}`} role="img" aria-label={`${ids?.length ?? 0} tokens`} data-testid="diagram-svg">
+      <svg viewBox={`0 0 ${rowWidth} ${y + 44}`} role="img" aria-label={`${ids?.length ?? 0} tokens`} data-testid="diagram-svg">
         {chips.map((c) => (
           <g key={c.i}>
             <Block concept="tokens" opacity={c.i % 2 ? 0.7 : 1} x={c.x} y={c.y} width={c.width} height={22} title={`token ${c.i}: id ${c.id}`} />
