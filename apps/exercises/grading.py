@@ -25,7 +25,7 @@ from apps.core.exceptions import InvalidInput
 from apps.simulators import catalog
 from apps.simulators.api.inputs import ClusterInput
 from apps.simulators.engine.engine import SimulationError
-from apps.simulators.engine.grid import layout_gpus
+from apps.simulators.engine.grid import layout_gpus, pool_tensor_parallel
 from apps.simulators.engine.simulate import ServingSetup, check_fits, kv_blocks
 from apps.simulators.engine.workload import WorkloadError
 from apps.simulators.modeling import ModelInputError
@@ -58,17 +58,16 @@ def replica_sizes(d: dict) -> list[int]:
     """GPUs of one replica of each kind the deployment runs: one size, or the prefill and decode pools' (each at its
     own TP)."""
     rest = d["pipeline_parallel"] * d["data_parallel"]
-    split = d.get("disaggregation")
-    if not split:
+    if not d.get("disaggregation"):
         return [d["tensor_parallel"] * rest]
-    return [split.get(f"{pool}_tensor_parallel", d["tensor_parallel"]) * rest for pool in ("prefill", "decode")]
+    return [tp * rest for tp in pool_tensor_parallel(d).values()]
 
 
 def describe(d: dict, gpu_name: str | None = None) -> str:
     """'2 replicas × TP 4 on NVIDIA H200, FP8 weights, FP8 KV' (a deployment in one line)."""
     split = d.get("disaggregation")
     tp = d["tensor_parallel"]
-    pool_tp = {pool: split.get(f"{pool}_tensor_parallel", tp) for pool in ("prefill", "decode")} if split else {}
+    pool_tp = pool_tensor_parallel(d) if split else {}
     if split and len(set(pool_tp.values())) > 1:
         shape = (f"{split['prefill_replicas']} prefill × TP {pool_tp['prefill']} + {split['decode_replicas']} decode "
                  f"× TP {pool_tp['decode']} replicas")

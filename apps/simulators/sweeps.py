@@ -80,6 +80,7 @@ from apps.simulators.engine.grid import (
     layout_gpus,
     pareto_frontier,
     point_params,
+    pool_tensor_parallel,
     select_candidates,
     simulated_bounds,
 )
@@ -581,8 +582,7 @@ def _recommend(user, request: dict, best: dict, compared: dict | None = None) ->
     if d and command:  # both pools serve the same model with the same flags, plus a KV connector
         kv_config = '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'
         command += f" --kv-transfer-config '{kv_config}'"
-        tp = params.get("tensor_parallel", 1)
-        pool_tp = {pool: d.get(f"{pool}_tensor_parallel", tp) for pool in ("prefill", "decode")}
+        tp, pool_tp = params.get("tensor_parallel", 1), pool_tensor_parallel(params)
         own_tp = "" if set(pool_tp.values()) == {tp} else " ({})".format(", ".join(
             f"{pool} instances with --tensor-parallel-size {size}" for pool, size in pool_tp.items()))
         flags = [*flags, {"flag": "--kv-transfer-config", "value": kv_config, "why": (
@@ -615,24 +615,20 @@ def point_layout_words(params: dict) -> str:
     """One point's deployment with its GPU count: "2 replicas × TP 4 (8 GPUs)", "3 prefill + 1 decode replicas ×
     TP 2 (8 GPUs, KV over NVLink)", and where the pools' TPs differ "2 prefill × TP 4 + 4 decode × TP 2 replicas
     (16 GPUs, KV over NVLink)"."""
-    tp = params.get("tensor_parallel", 1)
     rest = (params.get("pipeline_parallel", 1), params.get("data_parallel", 1), params.get("expert_parallel", 1))
-    layout = Parallelism(tp, *rest)
     n = layout_gpus(params)
     d = params.get("disaggregation")
     if d:
         link = "NVLink" if d.get("kv_transfer", "nvlink") == "nvlink" else "RDMA"
-        pool_tp = {pool: d.get(f"{pool}_tensor_parallel", tp) for pool in ("prefill", "decode")}
+        pool_tp = pool_tensor_parallel(params)
+        degrees = {pool: layout_words(1, Parallelism(tp, *rest)).removeprefix("1 replica × ")
+                   for pool, tp in pool_tp.items()}
         if pool_tp["prefill"] == pool_tp["decode"]:
-            degrees = layout_words(1, Parallelism(pool_tp["prefill"], *rest)).removeprefix("1 replica × ")
-            pools = f"{d['prefill_replicas']} prefill + {d['decode_replicas']} decode replicas × {degrees}"
+            pools = f"{d['prefill_replicas']} prefill + {d['decode_replicas']} decode replicas × {degrees['prefill']}"
         else:
-            pools = " + ".join(
-                f"{d[f'{pool}_replicas']} {pool} × "
-                + layout_words(1, Parallelism(size, *rest)).removeprefix("1 replica × ")
-                for pool, size in pool_tp.items()) + " replicas"
+            pools = " + ".join(f"{d[f'{pool}_replicas']} {pool} × {degrees[pool]}" for pool in pool_tp) + " replicas"
         return f"{pools} ({n} GPUs, KV over {link})"
-    words = layout_words(params.get("replicas", 1), layout)
+    words = layout_words(params.get("replicas", 1), Parallelism(params.get("tensor_parallel", 1), *rest))
     return f"{words[:-1]}, {n} in all)" if words.endswith("each)") else f"{words} ({n} GPU{'' if n == 1 else 's'})"
 
 

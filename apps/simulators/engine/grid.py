@@ -131,12 +131,19 @@ def point_params(request: dict, grid_values: dict) -> dict:
     return params
 
 
+def pool_tensor_parallel(params: dict) -> dict[str, int]:
+    """Each P/D pool's TP ({"prefill": .., "decode": ..}): its own where given, else the deployment's tensor_parallel
+    (params with a `disaggregation`, as point_params makes them or a design answer has them)."""
+    d, tp = params["disaggregation"], params.get("tensor_parallel", 1)
+    return {pool: d.get(f"{pool}_tensor_parallel", tp) for pool in ("prefill", "decode")}
+
+
 def layout_gpus(params: dict) -> int:
     """GPUs of one point's deployment (params from point_params): its replicas × TP, or each P/D pool's replicas ×
     its TP, × PP × DP."""
-    d, tp = params.get("disaggregation"), params.get("tensor_parallel", 1)
-    replicas_tp = (d["prefill_replicas"] * d.get("prefill_tensor_parallel", tp)
-                   + d["decode_replicas"] * d.get("decode_tensor_parallel", tp)) if d else params.get("replicas", 1) * tp
+    d = params.get("disaggregation")
+    replicas_tp = sum(d[f"{pool}_replicas"] * tp for pool, tp in pool_tensor_parallel(params).items()) if d else \
+        params.get("replicas", 1) * params.get("tensor_parallel", 1)
     return replicas_tp * params.get("pipeline_parallel", 1) * params.get("data_parallel", 1)
 
 
