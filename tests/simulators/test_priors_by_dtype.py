@@ -59,3 +59,22 @@ def test_fp4_keeps_its_own_fit_and_bf16_on_hopper_says_it_borrows(api_client):
     assert amd["priors"]["kv_read_efficiency"]["expected"] == 0.20
     ada = decode(api_client, "l40s", "fp8")
     assert ada["priors"]["basis"]["family"] == "" and "hand-set" in ada["priors"]["basis"]["reason"]
+
+
+def test_a100_in_bf16_uses_the_ampere_fit_and_int8_borrows_it(api_client):
+    a100 = post(api_client, "step-time", {"model": "llama-3.1-8b", "gpu": "a100-80gb", "phase": "decode",
+                                          "batch_size": 1, "context_tokens": 2048, "weight_dtype": "bf16",
+                                          "kv_dtype": "bf16"})
+    assert a100["priors"]["basis"] == {"family": "ampere", "compute_dtype": "bf16", "fitted": True,
+                                       "reason": "fitted on ampere bf16 rows"}
+    # BF16: (8,030,261,248 − 525,336,576 table) · 2 B = 15,009,849,344 B of weights + 524,288 B of activations at
+    # the Ampere fit's MBU 0.60; KV 2 · 8 heads · 128 · 2 B · 32 layers = 131,072 B a token · 2,049 at its KV-read
+    # efficiency 0.8289, on 2.039e12 B/s (A100 SXM4 80GB datasheet): 12.2692 + 0.1628 ms.
+    expected = (15_009_849_344 + 524_288) / (2.039e12 * 0.60) + 131_072 * 2049 / (2.039e12 * 0.8289)
+    assert a100["memory_seconds"] == pytest.approx(expected, rel=1e-6)
+    int8 = post(api_client, "step-time", {"model": "llama-3.1-8b", "gpu": "a100-80gb", "phase": "decode",
+                                          "batch_size": 1, "context_tokens": 2048, "weight_dtype": "int8",
+                                          "kv_dtype": "bf16"})
+    basis = int8["priors"]["basis"]
+    assert basis["family"] == "ampere" and basis["compute_dtype"] == "fp8" and basis["fitted"] is False
+    assert "Ampere BF16" in basis["reason"] and int8["priors"]["kv_read_efficiency"]["expected"] == 0.8289

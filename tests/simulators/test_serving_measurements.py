@@ -20,7 +20,9 @@ def test_every_measurement_is_traceable_and_runs_on_the_catalog():
         assert s["source"].startswith("https://github.com/") and "/blob/" in s["source"], s["setup"]
         rows = s["results"]
         assert len({(isl, osl) for isl, osl, _ in rows}) == len(rows) > 0, s["setup"]
-        assert all(isinstance(v, int) and v > 0 for row in rows for v in row), s["setup"]
+        # lengths are whole tokens; throughput as the table prints it (TensorRT-LLM v0.14.0's has decimals)
+        assert all(isinstance(n, int) and n > 0 for isl, osl, _ in rows for n in (isl, osl)), s["setup"]
+        assert all(isinstance(v, int | float) and v > 0 for _, _, v in rows), s["setup"]
 
 
 def test_the_external_measurements_are_other_sources_with_a_known_mode_and_metric():

@@ -30,8 +30,9 @@ t_compute = FLOPs / (peak · MFU), with the decode MFU for a step of one new tok
 t_memory = (weights + activations) / (BW · MBU) + KV bytes / (BW · KV-read efficiency): the GEMMs' weight streaming
   and the attention kernels' KV reads reach different shares of the bandwidth.
 Efficiency priors are ranges per GPU family and compute dtype (prior_basis: fitted to published measurements of that
-family and dtype, FITTED_PRIORS: Hopper FP8, Blackwell NVFP4; a family/dtype without rows borrows a fitted set with the
-reason, DERIVED_PRIORS; the hand-set PRIORS for other families); outputs carry the expected value and
+family and dtype, FITTED_PRIORS: Hopper FP8, Blackwell NVFP4, CDNA3 FP8, Ampere BF16; a family/dtype without rows
+borrows a fitted set with the reason, DERIVED_PRIORS; the hand-set PRIORS for other families); outputs carry the
+expected value and
 `*_range` = [optimistic, pessimistic]. Sources: SIMULATOR-NOTES §2.3–2.5, §2.7; benchmarks/calibration.py.
 """
 
@@ -146,10 +147,25 @@ CDNA3_PRIORS = EfficiencyPriors(
     kv_read_efficiency=Prior(0.106, 0.20, 0.270, "CDNA3 KV-cache read efficiency (the fit's lower bound 0.20), "
                              + _CDNA3_FIT + _CDNA3_ROWS),
 )
+# NVIDIA Ampere (A100) in BF16/FP16, fitted by benchmarks/calibration.py to fixtures/serving-measurements-external.yaml:
+# LMDeploy's TurboMind on A100 80GB (40 rows of Llama 2 7B and 70B in FP16 at 1 to 64 concurrent sessions) and vLLM's
+# performance CI (2 static-batch latencies of Llama 3.1 8B and 70B in BF16).
+_AMPERE_ROWS = ("fixtures/serving-measurements-external.yaml setups lmdeploy-docs-*-a100-*, vllm-ci-llama-*-a100-80gb-* "
+                "(42 rows, FP16/BF16 weights); range: 2.5th-97.5th percentile of measured/predicted 0.828-1.124")
+_AMPERE_FIT = "fitted by benchmarks/calibration.py to LMDeploy and vLLM on A100, "
+AMPERE_PRIORS = EfficiencyPriors(
+    mfu=Prior(0.473, 0.5706, 0.641, "Ampere prefill MFU (of the BF16 peak), " + _AMPERE_FIT + _AMPERE_ROWS),
+    decode_mfu=Prior(0.141, 0.1697, 0.191, "Ampere decode MFU (of the BF16 peak), " + _AMPERE_FIT + _AMPERE_ROWS),
+    mbu=Prior(0.497, 0.60, 0.674, "Ampere weight-read MBU (the fit's lower bound 0.60), " + _AMPERE_FIT + _AMPERE_ROWS),
+    kv_read_efficiency=Prior(0.687, 0.8289, 0.932, "Ampere KV-cache read efficiency (decode attention), "
+                             + _AMPERE_FIT + _AMPERE_ROWS),
+)
 # Fitted priors are keyed by GPU family and the math the weights run (compute_dtype): an FP4 fit says nothing about
 # FP8 kernels, so each is applied only to deployments of its own dtype.
-FITTED_PRIORS = {("hopper", "fp8"): HOPPER_PRIORS, ("blackwell", "fp4"): BLACKWELL_PRIORS, ("cdna3", "fp8"): CDNA3_PRIORS}
-FAMILY_PRIORS = {"hopper": HOPPER_PRIORS, "blackwell": BLACKWELL_PRIORS, "cdna3": CDNA3_PRIORS}  # each family's fit
+FITTED_PRIORS = {("hopper", "fp8"): HOPPER_PRIORS, ("blackwell", "fp4"): BLACKWELL_PRIORS, ("cdna3", "fp8"): CDNA3_PRIORS,
+                 ("ampere", "bf16"): AMPERE_PRIORS}
+FAMILY_PRIORS = {"hopper": HOPPER_PRIORS, "blackwell": BLACKWELL_PRIORS, "cdna3": CDNA3_PRIORS,
+                 "ampere": AMPERE_PRIORS}  # each family's fit
 _NO_ROWS = "no {family} {dtype} rows in the fit set"
 # A family/dtype without rows borrows a fitted set, and the answer says which and why. Efficiencies are shares of the
 # deployment's own peak FLOP/s and HBM bandwidth, so borrowing them keeps the GPU and dtype's peaks and bandwidth:
@@ -164,11 +180,18 @@ DERIVED_PRIORS = {
                             "and HBM3e bandwidth"),
     ("cdna3", "bf16"): (("cdna3", "fp8"), _NO_ROWS + ": CDNA3 FP8's fitted factors (vLLM on MI300X) applied to the BF16 "
                         "peak and the same HBM3"),
+    ("ampere", "fp8"): (("ampere", "bf16"), _NO_ROWS + ": Ampere has no FP8; its INT8 W8A8 GEMMs take Ampere BF16's "
+                        "fitted factors applied to the INT8 peak"),
+    # Used only while a family/dtype with a fit has no rows (leave-one-source-out in calibration.py holds TensorRT-LLM's
+    # NVFP4 rows out): the nearest measured shares rather than the literature's hand-set priors.
+    ("blackwell", "fp4"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to B200's FP4 peak and "
+                           "HBM3e bandwidth"),
 }
 # The catalog has no architecture field: the family is read from the slug, else from the product name.
 _FAMILY_SLUGS = {"h100-sxm": "hopper", "h100-pcie": "hopper", "h100-nvl": "hopper", "h200": "hopper", "b200": "blackwell",
-                 "mi300x": "cdna3"}
+                 "mi300x": "cdna3", "a100-40gb": "ampere", "a100-80gb": "ampere"}
 _FAMILY_NAMES = (
+    ("ampere", re.compile(r"\b(?:A100|A800)\b", re.IGNORECASE)),
     ("hopper", re.compile(r"\b(?:GH|H)(?:100|200|800|20)\b", re.IGNORECASE)),
     ("blackwell", re.compile(r"\b(?:GB|B)(?:100|200|300)\b", re.IGNORECASE)),
 )
@@ -176,8 +199,8 @@ _AMD_FAMILY_NAMES = (("cdna3", re.compile(r"\bMI3(?:00|25)X\b", re.IGNORECASE)),
 
 
 def gpu_family(gpu: GPUSpec) -> str:
-    """'hopper', 'blackwell', 'cdna3' (AMD MI300X/MI325X) or '' (no fitted family): by catalog slug, else a product
-    name in the GPU's name."""
+    """'ampere' (A100), 'hopper', 'blackwell', 'cdna3' (AMD MI300X/MI325X) or '' (no fitted family): by catalog slug,
+    else a product name in the GPU's name."""
     if gpu.slug in _FAMILY_SLUGS:
         return _FAMILY_SLUGS[gpu.slug]
     names = {"nvidia": _FAMILY_NAMES, "amd": _AMD_FAMILY_NAMES}.get(gpu.vendor.lower(), ())
