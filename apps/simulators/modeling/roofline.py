@@ -118,20 +118,22 @@ _HOPPER_ROWS = ("llama-3.1-8b-fp8-h100-tp1, llama-3.1-8b-fp8-h200-tp1, llama-3.3
                 "range: 2.5th-97.5th percentile of measured/predicted 0.750-1.246")
 _BLACKWELL_ROWS = ("llama-3.3-70b-fp4-b200-tp1, llama-3.1-405b-fp4-b200-tp4 (20 rows, NVFP4 weights, FP8 KV); "
                    "range: 2.5th-97.5th percentile of measured/predicted 0.833-1.246")
-HOPPER_PRIORS = EfficiencyPriors(
-    mfu=Prior(0.450, 0.60, 0.748, "Hopper prefill MFU, " + _FIT + _HOPPER_ROWS),
-    decode_mfu=Prior(0.253, 0.3375, 0.421, "Hopper decode MFU, " + _FIT + _HOPPER_ROWS),
-    mbu=Prior(0.450, 0.60, 0.748, "Hopper weight-read MBU (the fit's lower bound 0.60), " + _FIT + _HOPPER_ROWS),
-    kv_read_efficiency=Prior(0.459, 0.6125, 0.763, "Hopper KV-cache read efficiency (decode attention), "
-                             + _FIT + _HOPPER_ROWS),
-)
-BLACKWELL_PRIORS = EfficiencyPriors(
-    mfu=Prior(0.375, 0.45, 0.561, "Blackwell prefill MFU (of the NVFP4 peak), " + _FIT + _BLACKWELL_ROWS),
-    decode_mfu=Prior(0.177, 0.2125, 0.265, "Blackwell decode MFU (of the NVFP4 peak), " + _FIT + _BLACKWELL_ROWS),
-    mbu=Prior(0.500, 0.60, 0.748, "Blackwell weight-read MBU (the fit's lower bound 0.60), " + _FIT + _BLACKWELL_ROWS),
-    kv_read_efficiency=Prior(0.313, 0.375, 0.467, "Blackwell KV-cache read efficiency (decode attention), "
-                             + _FIT + _BLACKWELL_ROWS),
-)
+
+
+def _fitted(family: str, peak: str, fit: str, mfu, decode_mfu, mbu, kv, kv_note: str = "decode attention"):
+    """A family's fitted factors, each a (low, expected, high) triple, with the fit and rows they came from as the
+    source (`peak`: which peak the MFUs are shares of, '' where the family's name says it)."""
+    def prior(triple, what):
+        return Prior(*triple, f"{family} {what}, {fit}")
+    return EfficiencyPriors(mfu=prior(mfu, f"prefill MFU{peak}"), decode_mfu=prior(decode_mfu, f"decode MFU{peak}"),
+                            mbu=prior(mbu, "weight-read MBU (the fit's lower bound 0.60)"),
+                            kv_read_efficiency=prior(kv, f"KV-cache read efficiency ({kv_note})"))
+
+
+HOPPER_PRIORS = _fitted("Hopper", "", _FIT + _HOPPER_ROWS, (0.450, 0.60, 0.748), (0.253, 0.3375, 0.421),
+                        (0.450, 0.60, 0.748), (0.459, 0.6125, 0.763))
+BLACKWELL_PRIORS = _fitted("Blackwell", " (of the NVFP4 peak)", _FIT + _BLACKWELL_ROWS, (0.375, 0.45, 0.561),
+                           (0.177, 0.2125, 0.265), (0.500, 0.60, 0.748), (0.313, 0.375, 0.467))
 # AMD CDNA3 (MI300X) in FP8 under vLLM, fitted by benchmarks/calibration.py to fixtures/serving-measurements-external.yaml
 # (AMD's ROCm blog and performance pages, Oracle Cloud's blog: 36 rows of Llama 3.1 70B and 405B FP8 at TP 8, offline
 # throughput, fixed concurrency and static-batch latency). vLLM on these GPUs reaches far smaller shares of the peaks
@@ -140,26 +142,17 @@ BLACKWELL_PRIORS = EfficiencyPriors(
 _CDNA3_ROWS = ("fixtures/serving-measurements-external.yaml setups amd-rocm-blog-*, amd-docs-*, oracle-* (36 rows, "
                "FP8 weights); range: 2.5th-97.5th percentile of measured/predicted 0.531-1.349")
 _CDNA3_FIT = "fitted by benchmarks/calibration.py to vLLM on MI300X, "
-CDNA3_PRIORS = EfficiencyPriors(
-    mfu=Prior(0.090, 0.1697, 0.229, "CDNA3 prefill MFU (of the FP8 peak), " + _CDNA3_FIT + _CDNA3_ROWS),
-    decode_mfu=Prior(0.076, 0.1425, 0.192, "CDNA3 decode MFU (of the FP8 peak), " + _CDNA3_FIT + _CDNA3_ROWS),
-    mbu=Prior(0.319, 0.60, 0.809, "CDNA3 weight-read MBU (the fit's lower bound 0.60), " + _CDNA3_FIT + _CDNA3_ROWS),
-    kv_read_efficiency=Prior(0.106, 0.20, 0.270, "CDNA3 KV-cache read efficiency (the fit's lower bound 0.20), "
-                             + _CDNA3_FIT + _CDNA3_ROWS),
-)
+CDNA3_PRIORS = _fitted("CDNA3", " (of the FP8 peak)", _CDNA3_FIT + _CDNA3_ROWS, (0.090, 0.1697, 0.229),
+                       (0.076, 0.1425, 0.192), (0.319, 0.60, 0.809), (0.106, 0.20, 0.270),
+                       kv_note="the fit's lower bound 0.20")
 # NVIDIA Ampere (A100) in BF16/FP16, fitted by benchmarks/calibration.py to fixtures/serving-measurements-external.yaml:
 # LMDeploy's TurboMind on A100 80GB (40 rows of Llama 2 7B and 70B in FP16 at 1 to 64 concurrent sessions) and vLLM's
 # performance CI (2 static-batch latencies of Llama 3.1 8B and 70B in BF16).
 _AMPERE_ROWS = ("fixtures/serving-measurements-external.yaml setups lmdeploy-docs-*-a100-*, vllm-ci-llama-*-a100-80gb-* "
                 "(42 rows, FP16/BF16 weights); range: 2.5th-97.5th percentile of measured/predicted 0.828-1.124")
 _AMPERE_FIT = "fitted by benchmarks/calibration.py to LMDeploy and vLLM on A100, "
-AMPERE_PRIORS = EfficiencyPriors(
-    mfu=Prior(0.473, 0.5706, 0.641, "Ampere prefill MFU (of the BF16 peak), " + _AMPERE_FIT + _AMPERE_ROWS),
-    decode_mfu=Prior(0.141, 0.1697, 0.191, "Ampere decode MFU (of the BF16 peak), " + _AMPERE_FIT + _AMPERE_ROWS),
-    mbu=Prior(0.497, 0.60, 0.674, "Ampere weight-read MBU (the fit's lower bound 0.60), " + _AMPERE_FIT + _AMPERE_ROWS),
-    kv_read_efficiency=Prior(0.687, 0.8289, 0.932, "Ampere KV-cache read efficiency (decode attention), "
-                             + _AMPERE_FIT + _AMPERE_ROWS),
-)
+AMPERE_PRIORS = _fitted("Ampere", " (of the BF16 peak)", _AMPERE_FIT + _AMPERE_ROWS, (0.473, 0.5706, 0.641),
+                        (0.141, 0.1697, 0.191), (0.497, 0.60, 0.674), (0.687, 0.8289, 0.932))
 # Fitted priors are keyed by GPU family and the math the weights run (compute_dtype): an FP4 fit says nothing about
 # FP8 kernels, so each is applied only to deployments of its own dtype.
 FITTED_PRIORS = {("hopper", "fp8"): HOPPER_PRIORS, ("blackwell", "fp4"): BLACKWELL_PRIORS, ("cdna3", "fp8"): CDNA3_PRIORS,
