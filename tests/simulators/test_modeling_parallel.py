@@ -148,3 +148,34 @@ def test_bad_layouts_name_the_field(model, layout, field, words):
     with pytest.raises(ModelInputError) as err:
         parallelism(MODELS[model], **layout)
     assert err.value.field == field and words in err.value.message
+
+
+def test_mla_attention_flops_are_the_absorbed_latent_form_in_decode_and_the_heads_in_prefill():
+    """FlashMLA's deep dive (github.com/deepseek-ai/FlashMLA docs/20250422-new-kernel-deep-dive.md): decode attention
+    costs 2·h_q·s_q·s_k·(d_k + d_v) with d_k = 512 + 64 = 576 and d_v = 512 over the latent cache; prefill attends over
+    up-projected heads, d_qk = 128 + 64 = 192 and d_v = 128 (config.json: kv_lora_rank 512, qk_rope_head_dim 64,
+    qk_nope_head_dim 128, v_head_dim 128, 128 heads, 61 MLA layers)."""
+    g = GPUS["h200"]
+    # One decode token per sequence, batch 1, 4,096 tokens of context more (the causal average ctx + 1 moves by the
+    # context alone): 2 · 128 · 1,088 · 61 · 4,096 ÷ TP 8 = 16,990,208 · 4,096 ÷ 8 = 8,698,986,496 FLOP per GPU more.
+    far, near = (step_time(DSV3, g, batch=1, context_tokens=c, tp=8, **fp8()) for c in (4096, 0))
+    assert far.flops_per_gpu - near.flops_per_gpu == pytest.approx(8_698_986_496, rel=1e-9)
+    assert "1088 in decode" in far.derivation
+    # A 512-token prefill chunk after the same 4,096 tokens: 2 · 128 · 320 · 61 · 512 · 4,096 ÷ 8
+    # = 4,997,120 · 2,097,152 ÷ 8 = 1,309,965,025,280 FLOP per GPU more.
+    far, near = (step_time(DSV3, g, batch=1, context_tokens=c, new_tokens=512, tp=8, **fp8()) for c in (4096, 0))
+    assert far.flops_per_gpu - near.flops_per_gpu == pytest.approx(1_309_965_025_280, rel=1e-9)
+
+
+def test_the_engine_prices_mla_decode_attention_as_the_roofline_where_it_is_compute_bound():
+    # Data-parallel attention (TP 1, DP 8, EP 8): every GPU runs all 128 heads, so decode attention does
+    # 2 · 128 · 1,088 / 576 ≈ 483 FLOP per latent byte, above H200's FP8 decode ridge 1,979e12 · 0.3375 /
+    # (4.8e12 · 0.6202) ≈ 224. 64 sequences per rank at 100,000 tokens: 2 · 128 · 1,088 · 61 · 100,000 · 64 = 1.1e14
+    # FLOP (≈ 170 ms) against 225 GB of latent cache and 99 GB of weights (≈ 111 ms). A pricing what-if: that cache
+    # would not fit in 141 GB, which step time does not check.
+    layout = dict(tp=1, dp=8, ep=8)
+    r = step_time(DSV3, GPUS["h200"], batch=64, context_tokens=100_000, **layout, **fp8())
+    assert r.bound == "compute"
+    cost = roofline_step_cost(DSV3, GPUS["h200"], weight_dtype="fp8", kv_dtype="fp8", tp=1,
+                              par=parallelism(DSV3, **layout))
+    assert cost(np.ones(64 * 8), np.full(64 * 8, 100_000.0)) == pytest.approx(r.step_time_s, rel=1e-12)

@@ -10,8 +10,9 @@ per-step sums, which are what this module precomputes coefficients for:
   A = Σ n_i · layer_ctx(ctx_i + (n_i + 1)/2)   causal attention work (sliding layers capped)
   K = Σ layer_held(ctx_i) + L · T              KV tokens read + written, per layer
 
-  t_compute = (c_T·T + c_B·B + c_A·A) / (peak · MFU), the FLOPs shared between the decode MFU (the share D/T of
-              decode tokens, sequences with one new token) and the prefill MFU (the rest)
+  t_compute = (c_T·T + c_B·B + c_A·A_p + c_A'·A_d) / (peak · MFU), the FLOPs shared between the decode MFU (the
+              share D/T of decode tokens, sequences with one new token) and the prefill MFU (the rest); A_d is the
+              attention of the decodes, whose per-head dims differ for MLA (roofline.attention_head_dims)
   t_memory  = (W(T) + k_act·T) / (BW · MBU) + k_kv·K / (BW · KV-read efficiency)
                                                           W constant except MoE: W depends on
                                                           the expected distinct experts of T tokens
@@ -46,7 +47,13 @@ import numpy as np
 from ..modeling.kv import kv_bytes_per_token_per_layer
 from ..modeling.memory import expert_weight_bytes, weight_bytes
 from ..modeling.parallel import GPUS_PER_NODE, SCALE_OUT_BANDWIDTH_BYTES_PER_S, Parallelism, spread_time
-from ..modeling.roofline import DEFAULT_LINK_LATENCY_S, EfficiencyPriors, expected_distinct_experts, priors_for
+from ..modeling.roofline import (
+    DEFAULT_LINK_LATENCY_S,
+    EfficiencyPriors,
+    attention_head_dims,
+    expected_distinct_experts,
+    priors_for,
+)
 from ..modeling.specs import GPUSpec, ModelSpec, count_params, dtype_bytes
 from ..modeling.step_overhead import step_overhead
 
@@ -60,7 +67,7 @@ class RooflineStepCost:
 
     c_tokens: float
     c_seqs: float
-    c_attn: float
+    c_attn: float              # attention FLOPs per unit of A, prefill
     compute_rate: float        # peak FLOP/s · MFU (per GPU)
     weights_bytes: float       # per GPU per step (dense part for MoE)
     moe_bytes_per_expert: float
@@ -81,6 +88,7 @@ class RooflineStepCost:
     ep: int = 1                # > 1: the busiest EP rank sets the expert time (uniform routing)
     kv_memory_rate: float | None = None  # HBM bytes/s · KV-read efficiency; None: memory_rate
     decode_compute_rate: float | None = None  # peak FLOP/s · decode MFU; None: compute_rate
+    c_attn_decode: float | None = None  # attention FLOPs per unit of A, decode (MLA's absorbed form); None: c_attn
 
     def imbalance(self, tokens: float) -> float:
         """moe.ep_rank_imbalance for uniform routing: 1 + √(2 ln EP · (1 − k/N) · EP/(T·k))."""
@@ -96,19 +104,27 @@ class RooflineStepCost:
         if self.local_layers:
             layer_ctx = self.global_layers * ctx_eff + self.local_layers * np.minimum(ctx_eff, self.window)
             held = self.global_layers * ctx + self.local_layers * np.minimum(ctx, self.window)
-            attn, held_sum = float((n * layer_ctx).sum()), float(held.sum())
+            per_seq, held_sum = n * layer_ctx, float(held.sum())
         else:
-            attn = self.global_layers * float((n * ctx_eff).sum())
+            per_seq = self.global_layers * n * ctx_eff
             held_sum = self.global_layers * float(ctx.sum())
-        return self.time(tokens, seqs, attn, held_sum, float((n == 1).sum()))
+        decodes = n == 1
+        return self.time(tokens, seqs, float(per_seq.sum()), held_sum, float(decodes.sum()),
+                         float(per_seq[decodes].sum()))
 
-    def time(self, tokens: float, seqs: float, attn: float, held_sum: float, decode_tokens: float | None = None) -> float:
+    def time(self, tokens: float, seqs: float, attn: float, held_sum: float, decode_tokens: float | None = None,
+             decode_attn: float | None = None) -> float:
         """Step seconds; `decode_tokens`: how many of the tokens are decodes (None: all when tokens == seqs, one new
-        token per sequence, else none)."""
-        per_rank = (self.c_tokens * tokens + self.c_seqs * seqs + self.c_attn * attn) / self.dp
-        flops = per_rank + self.c_expert * tokens * self.imbalance(tokens)
+        token per sequence, else none); `decode_attn`: their share of `attn` (None: all of it when every token is a
+        decode, else none)."""
         if decode_tokens is None:
             decode_tokens = tokens if tokens == seqs else 0.0
+        if decode_attn is None:
+            decode_attn = attn if decode_tokens == tokens else 0.0
+        c_decode = self.c_attn if self.c_attn_decode is None else self.c_attn_decode
+        attn_flops = self.c_attn * (attn - decode_attn) + c_decode * decode_attn
+        per_rank = (self.c_tokens * tokens + self.c_seqs * seqs + attn_flops) / self.dp
+        flops = per_rank + self.c_expert * tokens * self.imbalance(tokens)
         share = decode_tokens / tokens if tokens > 0 else 0.0
         t_c = flops * (share / (self.decode_compute_rate or self.compute_rate) + (1.0 - share) / self.compute_rate)
         weights = self.weights_bytes
@@ -148,10 +164,7 @@ def roofline_step_cost(
     b_act = dtype_bytes(act_dtype, "act_dtype")
     lm_head = float(m.vocab_size * m.hidden_size)
     routed_active = float(m.num_moe_layers * (m.experts_per_token or 0) * p.expert_params_each)
-    if m.attention == "mla":
-        d_qk, d_v = (m.qk_nope_head_dim or 0) + (m.qk_rope_head_dim or 0), m.v_head_dim or 0
-    else:
-        d_qk = d_v = m.head_dim
+    prefill_dims, decode_dims = attention_head_dims(m)
     table = p.embedding * 2.0 if not m.tie_word_embeddings else 0.0
     dense = weight_bytes(m, weight_dtype) - table - expert_weight_bytes(m, weight_dtype)
     moe_each = m.num_moe_layers * p.expert_params_each * b_w / par.expert_shards if m.is_moe else 0.0
@@ -178,7 +191,8 @@ def roofline_step_cost(
     return RooflineStepCost(
         c_tokens=2.0 * (p.active - lm_head - routed_active) / tp,
         c_seqs=2.0 * lm_head / tp,
-        c_attn=2.0 * m.num_attention_heads * (d_qk + d_v) / tp,
+        c_attn=2.0 * m.num_attention_heads * prefill_dims / tp,
+        c_attn_decode=2.0 * m.num_attention_heads * decode_dims / tp,
         compute_rate=gpu.peak_flops(weight_dtype) * priors.mfu.expected,
         weights_bytes=dense / tp,
         moe_bytes_per_expert=moe_each,

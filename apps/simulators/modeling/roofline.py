@@ -5,7 +5,10 @@ FLOPs per step (whole model, then ÷ TP):
               sequence's last token, as vLLM computes them)
   attention = 2 · H · (d_qk + d_v) · T · ctx_eff per layer, ctx_eff = context + (n + 1)/2
               (causal average over the n new tokens; BLIS `roofline.go`), min(·, window)
-              on sliding-window layers. MHA/GQA: d_qk = d_v = d_h → 4·H·d_h·ctx.
+              on sliding-window layers. MHA/GQA: d_qk = d_v = d_h → 4·H·d_h·ctx. MLA (attention_head_dims):
+              prefill attends over up-projected heads, d_qk = nope + rope, d_v = v_head_dim (192 + 128 on
+              DeepSeek-V3); decode runs the absorbed form over the latent cache, d_qk = kv_lora_rank + rope,
+              d_v = kv_lora_rank (576 + 512: FlashMLA's deep dive, FLOPs ≈ 2·h_q·s_q·s_k·(d_k + d_v)).
 Bytes per step per GPU:
   weights once per step (embedding and learned position tables excluded, they are lookups); MoE experts via the
   expected number of distinct experts N·(1 − ((N − k)/N)^T) per layer (uniform routing,
@@ -276,6 +279,19 @@ class StepResult:
     parallel: Parallelism = field(default_factory=Parallelism)
 
 
+def attention_head_dims(model: ModelSpec) -> tuple[float, float]:
+    """d_qk + d_v of one query token against one cached token, per head: (prefill, decode). MLA decodes in the
+    absorbed form (vLLM, SGLang and FlashMLA all do): queries are folded into the latent space and attend over the
+    cached latent, K = kv_lora_rank + rope dims, V = kv_lora_rank (DeepSeek-V3: 576 + 512; github.com/deepseek-ai/
+    FlashMLA docs/20250422-new-kernel-deep-dive.md). Prefill up-projects the heads: nope + rope and v_head_dim
+    (192 + 128)."""
+    if model.attention != "mla":
+        return 2.0 * model.head_dim, 2.0 * model.head_dim
+    rope = model.qk_rope_head_dim or 0
+    latent = model.kv_lora_rank or 0
+    return float((model.qk_nope_head_dim or 0) + rope + (model.v_head_dim or 0)), float(2 * latent + rope)
+
+
 def expected_distinct_experts(num_experts: int, top_k: int, tokens) -> np.ndarray:
     """N · (1 − ((N − k)/N)^T): experts touched by T tokens under uniform top-k routing."""
     t = np.asarray(tokens, dtype=float)
@@ -387,13 +403,11 @@ def _work(model, gpu, b, ctx, n, par: Parallelism, weight_dtype, kv_dtype, act_d
     lm_head = float(m.vocab_size * m.hidden_size)
     routed_active = float(m.num_moe_layers * (m.experts_per_token or 0) * p.expert_params_each)
     dense = 2.0 * (p.active - lm_head - routed_active) * tokens + 2.0 * lm_head * b
-    if m.attention == "mla":
-        d_qk, d_v = (m.qk_nope_head_dim or 0) + (m.qk_rope_head_dim or 0), m.v_head_dim or 0
-    else:
-        d_qk = d_v = m.head_dim
+    prefill_dims, decode_dims = attention_head_dims(m)
+    dims = np.where(np.asarray(n) == 1, decode_dims, prefill_dims)
     ctx_eff = ctx + (n + 1.0) / 2.0
     layer_ctx = (L - local) * ctx_eff + (local * np.minimum(ctx_eff, window) if local else 0.0)
-    attn = 2.0 * m.num_attention_heads * (d_qk + d_v) * tokens * layer_ctx
+    attn = 2.0 * m.num_attention_heads * dims * tokens * layer_ctx
     imbalance = np.ones_like(tokens)
     if m.is_moe and par.ep > 1:
         imbalance = np.asarray(ep_rank_imbalance(m.num_experts, m.experts_per_token, group_tokens, par.ep, skew))
@@ -510,12 +524,16 @@ def _derivation(model, gpu, w, peak, bw, b, ctx, n, par: Parallelism, r, pr, wei
                     f"{w['moe_group']} GPUs (in-node share at NVLink, the rest at the 400 Gb/s NIC) = "
                     f"{fmt(r.all_to_all_time_s, 's')}")
     stages = f"PP {par.pp} × " if par.pp > 1 else ""
+    prefill_dims, decode_dims = attention_head_dims(model)
+    mla_dims = (f"(MLA: d_qk + d_v = {decode_dims:g} in decode, the absorbed latent form, {prefill_dims:g} in "
+                "prefill) " if model.attention == "mla" else "")
     decode = np.asarray(w["decode"])
     mfu_label = (f"decode MFU {pr.decode_mfu.expected:g}" if decode.all() else f"MFU {pr.mfu.expected:g}"
                  if not decode.any() else f"MFU {pr.mfu.expected:g}, decode {pr.decode_mfu.expected:g}")
     return (
         f"T = batch · new tokens = {fmt(b)} · {fmt(n)} = {fmt(w['tokens'], 'tokens')}. "
         f"FLOPs = 2·(active − LM head)·T + 2·V·h·batch + attention 2·H·(d_qk+d_v)·T·ctx_eff "
+        f"{mla_dims}"
         f"= {fmt(w['linear'])} + {fmt(w['attn'])} FLOP, {split}"
         f"Bytes per GPU = weights {fmt(w['weights_gpu'], 'B')} + KV {fmt(w['kv_gpu'], 'B')} + activations "
         f"{fmt(w['act_gpu'], 'B')} = {fmt(w['bytes_gpu'], 'B')}. Intensity = {fmt(r.arithmetic_intensity, 'FLOP/B')} "
