@@ -11,8 +11,10 @@ run's decode batch b and the mean context ISL + OSL/2, the prefill cost per toke
     output tokens/s = OSL · b / (OSL · t_d + b · ISL · c_p),   TPOT = t_d + b · ISL · c_p / OSL.
 The batch b: an offline run (all requests queued) holds what the KV cache takes at the mean context (paged: requests
 sit at every stage of their decode) at the run's memory share, at most 2,048 sequences; a run at a fixed concurrency
-holds min(concurrency, that); a single-request run holds 1. Metrics: output or total tokens/s, requests/s, and TPOT
-(mean time per output token) from the steady state; TTFT and end-to-end latency of a static batch of b requests (vLLM's
+holds min(concurrency, that); a single-request run holds 1. With data-parallel attention (TensorRT-LLM's DEP: DP
+ranks of attention, the experts spread over the same GPUs by EP) b is per rank and every rank serves its own share.
+Metrics: output (whole deployment or per GPU) or total tokens/s, requests/s, and TPOT (mean time per output token)
+from the steady state; TTFT and end-to-end latency of a static batch of b requests (vLLM's
 benchmark_latency; b = 1 for one request) as the b prompts' prefill step plus OSL decode steps at batch b.
 
 Fit. Per GPU family and compute dtype (roofline.compute_dtype: BF16, FP8, FP4; e.g. Hopper FP8, Blackwell FP4), the
@@ -77,8 +79,8 @@ FACTORS = ("mfu", "decode_mfu", "mbu", "kv_read_efficiency")
 BOUNDS = {"mfu": (0.10, 0.95), "decode_mfu": (0.05, 0.95), "mbu": (0.60, 0.85), "kv_read_efficiency": (0.20, 1.00)}
 COVER = (2.5, 97.5)
 MIN_RANGE_ROWS = 20
-SCORED = {"output_tokens_per_s", "total_tokens_per_s", "requests_per_s", "tpot_ms", "itl_ms", "ttft_ms",
-          "e2e_latency_ms"}
+SCORED = {"output_tokens_per_s", "output_tokens_per_s_per_gpu", "total_tokens_per_s", "requests_per_s", "tpot_ms",
+          "itl_ms", "ttft_ms", "e2e_latency_ms"}
 LATENCIES = {"tpot_ms", "itl_ms", "ttft_ms", "e2e_latency_ms"}
 # Publishers that are not independent of each other are held out together: AMD's blog and its performance pages run
 # the same harness family on the same containers.
@@ -102,6 +104,8 @@ class Row:
     isl: float
     osl: float
     measured: float
+    dp: int = 1   # data-parallel attention ranks (TensorRT-LLM's DEP: DP attention with EP over the same GPUs)
+    ep: int = 1
 
     @property
     def group(self) -> tuple[str, str]:
@@ -122,7 +126,8 @@ def load_rows() -> list[Row]:
                 source = publisher or s["publisher"]
                 rows.append(Row(SOURCE_GROUPS.get(source, source), s["setup"], s["model"], s["gpu"], s["tensor_parallel"],
                                 s["weight_dtype"], s["kv_dtype"], mode, s.get("concurrency"), share,
-                                s.get("metric", "output_tokens_per_s"), float(isl), float(osl), float(value)))
+                                s.get("metric", "output_tokens_per_s"), float(isl), float(osl), float(value),
+                                s.get("data_parallel", 1), s.get("expert_parallel", 1)))
     return rows
 
 
@@ -130,8 +135,9 @@ def decode_batch(r: Row) -> float:
     """The sequences the run holds in decode (see the module docstring)."""
     if r.mode == "single":
         return 1.0
-    mem = fit(MODELS[r.model], GPUS[r.gpu], context_tokens=r.isl + r.osl / 2, tp=r.tp, weight_dtype=r.weight_dtype,
-              kv_dtype=r.kv_dtype, gpu_memory_utilization=r.memory_share, max_num_batched_tokens=PREFILL_TOKEN_BUDGET)
+    mem = fit(MODELS[r.model], GPUS[r.gpu], context_tokens=r.isl + r.osl / 2, tp=r.tp, dp=r.dp, ep=r.ep,
+              weight_dtype=r.weight_dtype, kv_dtype=r.kv_dtype, gpu_memory_utilization=r.memory_share,
+              max_num_batched_tokens=PREFILL_TOKEN_BUDGET)
     held = float(min(MAX_BATCH, max(1.0, float(mem.max_concurrent_sequences))))
     return float(min(held, r.concurrency)) if r.mode == "concurrency" and r.concurrency else held
 
@@ -146,7 +152,7 @@ def predict(r: Row, priors: EfficiencyPriors, end: str = "expected") -> float:
         _BATCH[r] = decode_batch(r)
     b = _BATCH[r]
     m, g = MODELS[r.model], GPUS[r.gpu]
-    common = dict(tp=r.tp, weight_dtype=r.weight_dtype, kv_dtype=r.kv_dtype, priors=priors)
+    common = dict(tp=r.tp, dp=r.dp, ep=r.ep, weight_dtype=r.weight_dtype, kv_dtype=r.kv_dtype, priors=priors)
     dec = step_time(m, g, batch=b, context_tokens=r.isl + r.osl / 2, new_tokens=1, **common)
     c_p = prefill_cost_per_token(prefill_step(m, g, r.isl, **common))
     pick = {"expected": 0, "optimistic": 1, "pessimistic": 2}[end]
@@ -158,9 +164,10 @@ def predict(r: Row, priors: EfficiencyPriors, end: str = "expected") -> float:
         t_p = float(pf.step_time_s if pick == 0 else pf.step_time_s_range[pick - 1])
         return 1e3 * (t_p if r.metric == "ttft_ms" else t_p + r.osl * t_d)
     ss = steady_state(t_d, c_p[pick], b, r.isl, r.osl)
-    out = float(ss.output_tokens_per_s)
-    return {"output_tokens_per_s": out, "total_tokens_per_s": out * (r.isl + r.osl) / r.osl,
-            "requests_per_s": out / r.osl, "tpot_ms": 1e3 * float(ss.tpot_s), "itl_ms": 1e3 * float(ss.tpot_s)}[r.metric]
+    out = float(ss.output_tokens_per_s) * r.dp  # every DP rank serves its own share of the requests
+    return {"output_tokens_per_s": out, "output_tokens_per_s_per_gpu": out / (r.tp * r.dp),
+            "total_tokens_per_s": out * (r.isl + r.osl) / r.osl, "requests_per_s": out / r.osl,
+            "tpot_ms": 1e3 * float(ss.tpot_s), "itl_ms": 1e3 * float(ss.tpot_s)}[r.metric]
 
 
 def _with(base: EfficiencyPriors, values: dict[str, float]) -> EfficiencyPriors:

@@ -6,6 +6,7 @@ import yaml
 from apps.core.content import FIXTURES_DIR
 from apps.simulators.modeling import load_gpus, load_models
 from apps.simulators.modeling.memory import tp_is_valid
+from apps.simulators.modeling.parallel import parallelism
 from apps.simulators.modeling.specs import DTYPE_BYTES
 
 
@@ -16,6 +17,10 @@ def test_every_measurement_is_traceable_and_runs_on_the_catalog():
     for s in setups:
         assert s["model"] in models and s["gpu"] in gpus, s["setup"]
         assert tp_is_valid(models[s["model"]], s["tensor_parallel"]), s["setup"]
+        # data-parallel attention with expert parallelism (TensorRT-LLM's DEP) must be a layout the models accept
+        parallelism(models[s["model"]], tp=s["tensor_parallel"], dp=s.get("data_parallel", 1),
+                    ep=s.get("expert_parallel", 1))
+        assert s.get("metric", "output_tokens_per_s") in ("output_tokens_per_s", "output_tokens_per_s_per_gpu")
         assert s["weight_dtype"] in DTYPE_BYTES and s["kv_dtype"] in DTYPE_BYTES, s["setup"]
         assert s["source"].startswith("https://github.com/") and "/blob/" in s["source"], s["setup"]
         rows = s["results"]
