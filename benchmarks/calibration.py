@@ -79,6 +79,7 @@ FACTORS = ("mfu", "decode_mfu", "mbu", "kv_read_efficiency")
 BOUNDS = {"mfu": (0.10, 0.95), "decode_mfu": (0.05, 0.95), "mbu": (0.60, 0.85), "kv_read_efficiency": (0.20, 1.00)}
 COVER = (2.5, 97.5)
 MIN_RANGE_ROWS = 20
+IDENTIFYING_ROWS, IDENTIFYING_ELASTICITY = 3, 0.25
 SCORED = {"output_tokens_per_s", "output_tokens_per_s_per_gpu", "total_tokens_per_s", "requests_per_s", "tpot_ms",
           "itl_ms", "ttft_ms", "e2e_latency_ms"}
 LATENCIES = {"tpot_ms", "itl_ms", "ttft_ms", "e2e_latency_ms"}
@@ -188,15 +189,32 @@ def ratio(r: Row, predicted: float) -> float:
     return predicted / r.measured if _lower_is_faster(r.metric) else r.measured / predicted
 
 
-def fit_group(rows: list[Row]) -> tuple[dict[str, float], np.ndarray]:
-    """The four factors minimising Σ log² (measured / predicted) over `rows`, and the training ratios there."""
-    base = FITTED_PRIORS.get(rows[0].group, PRIORS)
+def identified(rows: list[Row], base: EfficiencyPriors) -> list[str]:
+    """The factors the rows can tell apart: those that move at least IDENTIFYING_ROWS predictions by
+    IDENTIFYING_ELASTICITY (d log predicted / d log factor) at `base`. A factor no row depends on is not fitted: a
+    search would push it to a bound for a rounding's worth of error (4 static-batch latencies, which depend on the
+    weight-read MBU alone, once set Hopper BF16's prefill MFU to 0.10) and every other row would pay for it."""
     values = {k: getattr(base, k).expected for k in FACTORS}
+    before = np.array([predict(r, _with(base, values)) for r in rows])
+    out = []
+    for k in FACTORS:
+        after = np.array([predict(r, _with(base, {**values, k: values[k] * 1.1})) for r in rows])
+        elasticity = np.abs(np.log(after / before)) / math.log(1.1)
+        if int(np.sum(elasticity >= IDENTIFYING_ELASTICITY)) >= IDENTIFYING_ROWS:
+            out.append(k)
+    return out
+
+
+def fit_group(rows: list[Row], base: EfficiencyPriors) -> tuple[dict[str, float], np.ndarray]:
+    """The factors the rows identify, minimising Σ log² (measured / predicted) over `rows` from `base` (the others
+    keep base's values), and the training ratios there."""
+    values = {k: getattr(base, k).expected for k in FACTORS}
+    free = identified(rows, base)
     best = _error(rows, _with(base, values))
     step = 0.4
     while step > 0.01:
         improved = False
-        for k in FACTORS:
+        for k in free:
             for direction in (1, -1):
                 lo, hi = BOUNDS[k]
                 trial = {**values, k: float(np.clip(values[k] * math.exp(direction * step), lo, hi))}
@@ -220,20 +238,28 @@ class Fitted:
 
 
 def fits_on(train: list[Row], min_range_rows: int = MIN_RANGE_ROWS) -> dict[tuple[str, str], Fitted]:
+    """Each family/dtype's fit on these rows. A group starts from what the product would give it without rows (the
+    fit DERIVED_PRIORS borrows, when that group is fitted here, else the hand-set PRIORS), never from the installed
+    fit, which has seen every source; the factors its rows do not identify stay there."""
     groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for r in train:
         if r.metric in SCORED and r.group[0] and not MODELS[r.model].is_moe:
             groups[r.group].append(r)
-    fitted = {key: fit_group(rows) for key, rows in groups.items()}
-    pooled = np.concatenate([ratios for _, ratios in fitted.values()]) if fitted else np.ones(1)
+    borrows = {key: DERIVED_PRIORS[key][0] for key in groups if DERIVED_PRIORS.get(key, (None,))[0] in groups}
+    fitted = {}
+    for key in sorted(groups, key=lambda k: k in borrows):  # the groups others borrow from first
+        base = _with(PRIORS, fitted[borrows[key]][0]) if key in borrows else PRIORS
+        fitted[key] = (*fit_group(groups[key], base), base)
+    pooled = np.concatenate([ratios for _, ratios, _ in fitted.values()]) if fitted else np.ones(1)
     out = {}
-    for key, (values, ratios) in fitted.items():
+    for key, (values, ratios, base) in fitted.items():
         # A few rows' spread understates the error (9 rows of one harness gave a 1.28x range that held 40 % of
         # another source's rows): below MIN_RANGE_ROWS the range is the percentiles of every group's training ratios.
         spread = ratios if len(ratios) >= min_range_rows else pooled
         lo, hi = (float(np.percentile(spread, q)) for q in COVER)
+        free = identified(groups[key], base)
         out[key] = Fitted(_with(FITTED_PRIORS.get(key, PRIORS), values), lo, hi,
-                          f"fitted on {len(ratios)} {key[0]} {key[1]} rows")
+                          f"fitted on {len(ratios)} {key[0]} {key[1]} rows ({', '.join(free) or 'no factor'} identified)")
     return out
 
 
