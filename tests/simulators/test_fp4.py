@@ -33,16 +33,16 @@ def test_fp4_prefill_on_b200_by_hand():
     linear = 2 * LINEAR * 4096 + 2 * TABLE
     attention = 2 * 64 * 256 * 4096 * 80 * 2048.5
     assert r.flops_per_gpu == linear + attention == 582_759_437_303_808
-    # compute-bound at the dense FP4 peak and Blackwell's prefill MFU 0.45 (roofline.BLACKWELL_PRIORS):
-    # 582.76e12 / (9e15 · 0.45) = 143.89 ms, + 150 µs step + 4 µs request overhead
-    assert r.bound == "compute" and r.compute_time_s == pytest.approx(582_759_437_303_808 / (9e15 * 0.45))
+    # compute-bound at the dense FP4 peak and Blackwell's prefill MFU 0.4389 (roofline.BLACKWELL_PRIORS):
+    # 582.76e12 / (9e15 · 0.4389) = 147.53 ms, + 150 µs step + 4 µs request overhead
+    assert r.bound == "compute" and r.compute_time_s == pytest.approx(582_759_437_303_808 / (9e15 * 0.4389))
     assert r.step_time_s == pytest.approx(r.compute_time_s + 154e-6)
     fp8 = step_time(LLAMA_70B, GPUS["b200"], batch=1, context_tokens=0, new_tokens=4096, weight_dtype="fp8")
-    # FP8 on B200 has no fitted rows: it borrows Hopper FP8's fit (prefill MFU 0.60) on B200's own FP8 peak 4.5e15,
-    # so 582.76e12 / (4.5e15 · 0.60) = 215.84 ms, 1.5× the FP4 step (9e15 · 0.45 over 4.5e15 · 0.60), not the 2× the
+    # FP8 on B200 has no fitted rows: it borrows Hopper FP8's fit (prefill MFU 0.5706) on B200's own FP8 peak 4.5e15,
+    # so 582.76e12 / (4.5e15 · 0.5706) = 226.96 ms, 1.54× the FP4 step (9e15 · 0.4389 over 4.5e15 · 0.5706), not the 2× the
     # NVFP4 fit's MFU would give.
-    assert fp8.compute_time_s == pytest.approx(582_759_437_303_808 / (4.5e15 * 0.60))
-    assert fp8.compute_time_s == pytest.approx(1.5 * r.compute_time_s)
+    assert fp8.compute_time_s == pytest.approx(582_759_437_303_808 / (4.5e15 * 0.5706))
+    assert fp8.compute_time_s == pytest.approx(9e15 * 0.4389 / (4.5e15 * 0.5706) * r.compute_time_s)
     assert fp8.priors["basis"]["compute_dtype"] == "fp8" and fp8.priors["basis"]["fitted"] is False
     assert r.priors["basis"] == {"family": "blackwell", "compute_dtype": "fp4", "fitted": True,
                                  "reason": "fitted on blackwell fp4 rows"}
@@ -53,8 +53,8 @@ def test_fp4_decode_on_b200_by_hand():
     # bytes = weights 42,707,145,216 − the embedding table 2,101,346,304 (a lookup) + KV write 80 · 2 · 8 · 128 · 2
     #       + activations 2 · 80 · 8,192 · 2 = 40,605,798,912 + 327,680 + 2,621,440 = 40,608,748,032 B
     assert r.bytes_per_gpu == 40_608_748_032
-    # memory-bound at Blackwell's weight-read MBU 0.60 and KV-read efficiency 0.375 (roofline.BLACKWELL_PRIORS):
-    # (40,605,798,912 + 2,621,440) / (7.7e12 · 0.60) = 8.78970 ms + 327,680 / (7.7e12 · 0.375) = 0.113 µs
+    # memory-bound at Blackwell's weight-read MBU 0.60 and KV-read efficiency 0.3965 (roofline.BLACKWELL_PRIORS):
+    # (40,605,798,912 + 2,621,440) / (7.7e12 · 0.60) = 8.78970 ms + 327,680 / (7.7e12 · 0.3965) = 0.107 µs
     assert r.bound == "memory" and r.memory_time_s == pytest.approx(8.78981e-3, rel=1e-5)
 
 

@@ -169,8 +169,8 @@ def test_mla_attention_flops_are_the_absorbed_latent_form_in_decode_and_the_head
 
 def test_the_engine_prices_mla_decode_attention_as_the_roofline_where_it_is_compute_bound():
     # Data-parallel attention (TP 1, DP 8, EP 8): every GPU runs all 128 heads, so decode attention does
-    # 2 · 128 · 1,088 / 576 ≈ 483 FLOP per latent byte, above H200's FP8 decode ridge 1,979e12 · 0.3375 /
-    # (4.8e12 · 0.6202) ≈ 224. 64 sequences per rank at 100,000 tokens: 2 · 128 · 1,088 · 61 · 100,000 · 64 = 1.1e14
+    # 2 · 128 · 1,088 / 576 ≈ 483 FLOP per latent byte, above H200's FP8 decode ridge 1,979e12 · 0.3376 /
+    # (4.8e12 · 0.6218) ≈ 224. 64 sequences per rank at 100,000 tokens: 2 · 128 · 1,088 · 61 · 100,000 · 64 = 1.1e14
     # FLOP (≈ 170 ms) against 225 GB of latent cache and 99 GB of weights (≈ 111 ms). A pricing what-if: that cache
     # would not fit in 141 GB, which step time does not check.
     layout = dict(tp=1, dp=8, ep=8)

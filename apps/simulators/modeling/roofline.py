@@ -107,55 +107,63 @@ class EfficiencyPriors:
 
 PRIORS = EfficiencyPriors()  # families without measurements (Ampere, Ada, AMD, inline GPUs)
 
-# Fitted by benchmarks/calibration.py to TensorRT-LLM's published offline throughput (fixtures/
-# serving-measurements.yaml, perf-overview.md at commit 00f3768): per family, the (MFU, decode MFU, MBU, KV-read
-# efficiency) minimising the squared log error over its rows; low / high = expected × the 2.5th / 97.5th percentile of
-# the rows' measured/predicted ratios at the fit (all four factors scale together, so the step time scales by their
-# inverse). Effective factors of the simulator's roofline terms at a KV-limited offline batch, not kernel
-# measurements. The weight-read MBU is held to the literature's 0.60-0.85 in the fit: these max-throughput runs barely
-# constrain it (their decode is compute- or KV-bound), and both families' fits sit at its lower end, 0.60.
-_FIT = ("fitted by benchmarks/calibration.py to TensorRT-LLM trtllm-bench offline throughput, "
-        "fixtures/serving-measurements.yaml setups ")
-_HOPPER_ROWS = ("llama-3.1-8b-fp8-h100-tp1, llama-3.1-8b-fp8-h200-tp1, llama-3.3-70b-fp8-h100-tp2, "
-                "llama-3.3-70b-fp8-h200-tp1, llama-3.1-405b-fp8-h100-tp8, llama-3.1-405b-fp8-h200-tp8 (60 rows, FP8); "
-                "range: 2.5th-97.5th percentile of measured/predicted 0.750-1.246")
-_BLACKWELL_ROWS = ("llama-3.3-70b-fp4-b200-tp1, llama-3.1-405b-fp4-b200-tp4 (20 rows, NVFP4 weights, FP8 KV); "
-                   "range: 2.5th-97.5th percentile of measured/predicted 0.833-1.246")
+# Fitted by benchmarks/calibration.py to published serving measurements (fixtures/serving-measurements.yaml, TensorRT-LLM's
+# perf-overview at commit 00f3768, and fixtures/serving-measurements-external.yaml): per family and compute dtype, the
+# (MFU, decode MFU, MBU, KV-read efficiency) minimising the squared log error over its dense models' rows; low / high =
+# expected × the 2.5th / 97.5th percentile of the rows' measured/predicted ratios at the fit (all four factors scale
+# together, so the step time scales by their inverse; a high end above 1.0 is cut to 1.0). Effective factors of the
+# simulator's roofline terms, not kernel measurements. Only the factors the rows identify are fitted (at least three rows
+# whose prediction moves by 0.25 or more per unit log change of the factor); the others stay where the fit started (the
+# hand-set PRIORS, or the fit a family borrows from) and their source says so. The weight-read MBU is held to the
+# literature's 0.60-0.85 in the fit, and every fit that identifies it sits at its lower end, 0.60.
+_FIT = "fitted by benchmarks/calibration.py to "
+_HOPPER_ROWS = ("TensorRT-LLM trtllm-bench offline throughput, fixtures/serving-measurements.yaml setups "
+                "llama-3.1-8b-fp8-h100-tp1, llama-3.1-8b-fp8-h200-tp1, llama-3.3-70b-fp8-h100-tp2, "
+                "llama-3.3-70b-fp8-h200-tp1, llama-3.1-405b-fp8-h100-tp8, llama-3.1-405b-fp8-h200-tp8 (60 rows), and NVIDIA "
+                "NIM's Llama 3.3 70B on 2 x H100, fixtures/serving-measurements-external.yaml setups nim-* (9 rows); FP8; "
+                "range: 2.5th-97.5th percentile of measured/predicted 0.743-1.250")
+_BLACKWELL_ROWS = ("TensorRT-LLM trtllm-bench offline throughput, fixtures/serving-measurements.yaml setups "
+                   "llama-3.3-70b-fp4-b200-tp1, llama-3.1-405b-fp4-b200-tp4 (20 rows, NVFP4 weights, FP8 KV); "
+                   "range: 2.5th-97.5th percentile of measured/predicted 0.845-1.292")
+_NOT_IDENTIFIED = "not identified by the fit's rows (fewer than three depend on it), so {start}"
 
 
-def _fitted(family: str, peak: str, fit: str, mfu, decode_mfu, mbu, kv, kv_note: str = "decode attention"):
+def _fitted(family: str, peak: str, fit: str, mfu, decode_mfu, mbu, kv, held: dict[str, str] | None = None):
     """A family's fitted factors, each a (low, expected, high) triple, with the fit and rows they came from as the
-    source (`peak`: which peak the MFUs are shares of, '' where the family's name says it)."""
-    def prior(triple, what):
-        return Prior(*triple, f"{family} {what}, {fit}")
-    return EfficiencyPriors(mfu=prior(mfu, f"prefill MFU{peak}"), decode_mfu=prior(decode_mfu, f"decode MFU{peak}"),
-                            mbu=prior(mbu, "weight-read MBU (the fit's lower bound 0.60)"),
-                            kv_read_efficiency=prior(kv, f"KV-cache read efficiency ({kv_note})"))
+    source (`peak`: which peak the MFUs are shares of, '' where the family's name says it; `held`: the factors the rows
+    did not identify, with where their value comes from instead)."""
+    held = held or {}
+    def prior(name, triple, what):
+        reason = _NOT_IDENTIFIED.format(start=held[name]) + ", range from " if name in held else ""
+        return Prior(*triple, f"{family} {what}, {reason}{fit}")
+    return EfficiencyPriors(mfu=prior("mfu", mfu, f"prefill MFU{peak}"),
+                            decode_mfu=prior("decode_mfu", decode_mfu, f"decode MFU{peak}"),
+                            mbu=prior("mbu", mbu, "weight-read MBU"),
+                            kv_read_efficiency=prior("kv_read_efficiency", kv, "KV-cache read efficiency"))
 
 
-HOPPER_PRIORS = _fitted("Hopper", "", _FIT + _HOPPER_ROWS, (0.450, 0.60, 0.748), (0.253, 0.3375, 0.421),
-                        (0.450, 0.60, 0.748), (0.459, 0.6125, 0.763))
-BLACKWELL_PRIORS = _fitted("Blackwell", " (of the NVFP4 peak)", _FIT + _BLACKWELL_ROWS, (0.375, 0.45, 0.561),
-                           (0.177, 0.2125, 0.265), (0.500, 0.60, 0.748), (0.313, 0.375, 0.467))
-# AMD CDNA3 (MI300X) in FP8 under vLLM, fitted by benchmarks/calibration.py to fixtures/serving-measurements-external.yaml
-# (AMD's ROCm blog and performance pages, Oracle Cloud's blog: 36 rows of Llama 3.1 70B and 405B FP8 at TP 8, offline
-# throughput, fixed concurrency and static-batch latency). vLLM on these GPUs reaches far smaller shares of the peaks
-# than TensorRT-LLM on Hopper: the fit's KV-read efficiency sits at its lower bound (0.20) and batch-1 latencies are
-# still slower than predicted (step overheads and RCCL latency the roofline does not model; see benchmarks/README.md).
-_CDNA3_ROWS = ("fixtures/serving-measurements-external.yaml setups amd-rocm-blog-*, amd-docs-*, oracle-* (36 rows, "
-               "FP8 weights); range: 2.5th-97.5th percentile of measured/predicted 0.531-1.349")
-_CDNA3_FIT = "fitted by benchmarks/calibration.py to vLLM on MI300X, "
-CDNA3_PRIORS = _fitted("CDNA3", " (of the FP8 peak)", _CDNA3_FIT + _CDNA3_ROWS, (0.090, 0.1697, 0.229),
-                       (0.076, 0.1425, 0.192), (0.319, 0.60, 0.809), (0.106, 0.20, 0.270),
-                       kv_note="the fit's lower bound 0.20")
-# NVIDIA Ampere (A100) in BF16/FP16, fitted by benchmarks/calibration.py to fixtures/serving-measurements-external.yaml:
-# LMDeploy's TurboMind on A100 80GB (40 rows of Llama 2 7B and 70B in FP16 at 1 to 64 concurrent sessions) and vLLM's
-# performance CI (2 static-batch latencies of Llama 3.1 8B and 70B in BF16).
-_AMPERE_ROWS = ("fixtures/serving-measurements-external.yaml setups lmdeploy-docs-*-a100-*, vllm-ci-llama-*-a100-80gb-* "
-                "(42 rows, FP16/BF16 weights); range: 2.5th-97.5th percentile of measured/predicted 0.828-1.124")
-_AMPERE_FIT = "fitted by benchmarks/calibration.py to LMDeploy and vLLM on A100, "
-AMPERE_PRIORS = _fitted("Ampere", " (of the BF16 peak)", _AMPERE_FIT + _AMPERE_ROWS, (0.473, 0.5706, 0.641),
-                        (0.141, 0.1697, 0.191), (0.497, 0.60, 0.674), (0.687, 0.8289, 0.932))
+HOPPER_PRIORS = _fitted("Hopper", "", _FIT + _HOPPER_ROWS, (0.424, 0.5706, 0.713), (0.251, 0.3376, 0.422),
+                        (0.446, 0.60, 0.750), (0.462, 0.6218, 0.777))
+BLACKWELL_PRIORS = _fitted("Blackwell", " (of the NVFP4 peak)", _FIT + _BLACKWELL_ROWS, (0.371, 0.4389, 0.567),
+                           (0.171, 0.2022, 0.261), (0.507, 0.60, 0.775), (0.335, 0.3965, 0.512),
+                           held={"mbu": "Hopper FP8's fitted 0.60, the fit Blackwell starts from"})
+# AMD CDNA3 (MI300X) in FP8 under vLLM, fitted to AMD's ROCm blog and performance pages and Oracle Cloud's blog (36 rows
+# of Llama 3.1 70B and 405B FP8 at TP 8, offline throughput, fixed concurrency and static-batch latency). vLLM on these
+# GPUs reaches far smaller shares of the peaks than TensorRT-LLM on Hopper, and batch-1 latencies are still slower than
+# predicted (step overheads and RCCL latency the roofline does not model; see benchmarks/README.md).
+_CDNA3_ROWS = ("vLLM on MI300X, fixtures/serving-measurements-external.yaml setups amd-rocm-blog-*, amd-docs-*, oracle-* "
+               "(36 rows, FP8 weights); range: 2.5th-97.5th percentile of measured/predicted 0.508-1.392")
+CDNA3_PRIORS = _fitted("CDNA3", " (of the FP8 peak)", _FIT + _CDNA3_ROWS, (0.074, 0.1461, 0.203),
+                       (0.073, 0.1443, 0.201), (0.305, 0.60, 0.835), (0.381, 0.75, 1.0),
+                       held={"kv_read_efficiency": "the hand-set prior 0.75"})
+# NVIDIA Ampere (A100) in BF16/FP16: LMDeploy's TurboMind on A100 80GB (40 rows of Llama 2 7B and 70B in FP16 at 1 to 64
+# concurrent sessions) and vLLM's performance CI (2 static-batch latencies of Llama 3.1 8B and 70B in BF16).
+_AMPERE_ROWS = ("LMDeploy and vLLM on A100, fixtures/serving-measurements-external.yaml setups lmdeploy-docs-*-a100-*, "
+                "vllm-ci-llama-*-a100-80gb-* (42 rows, FP16/BF16 weights); range: 2.5th-97.5th percentile of "
+                "measured/predicted 0.769-1.132")
+AMPERE_PRIORS = _fitted("Ampere", " (of the BF16 peak)", _FIT + _AMPERE_ROWS, (0.417, 0.5428, 0.614),
+                        (0.346, 0.45, 0.509), (0.461, 0.60, 0.679), (0.622, 0.8084, 0.915),
+                        held={"decode_mfu": "the hand-set prior 0.45 (these runs' decode is memory-bound)"})
 # Fitted priors are keyed by GPU family and the math the weights run (compute_dtype): an FP4 fit says nothing about
 # FP8 kernels, so each is applied only to deployments of its own dtype.
 FITTED_PRIORS = {("hopper", "fp8"): HOPPER_PRIORS, ("blackwell", "fp4"): BLACKWELL_PRIORS, ("cdna3", "fp8"): CDNA3_PRIORS,
@@ -170,7 +178,7 @@ DERIVED_PRIORS = {
     ("hopper", "bf16"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to the BF16 peak and "
                          "the same HBM (the same attention kernels and weight streaming; only the GEMM dtype differs)"),
     ("blackwell", "fp8"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to B200's FP8 peak and "
-                           "HBM3e bandwidth (the NVFP4 fit's KV-read efficiency 0.375 is an FP4-run effect, not a "
+                           "HBM3e bandwidth (the NVFP4 fit's KV-read efficiency 0.40 is an FP4-run effect, not a "
                            "property of FP8 kernels), so B200/H200 follows the peak and bandwidth ratios"),
     ("blackwell", "bf16"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to B200's BF16 peak "
                             "and HBM3e bandwidth"),
