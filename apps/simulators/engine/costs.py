@@ -51,6 +51,7 @@ from ..modeling.roofline import (
     DEFAULT_LINK_LATENCY_S,
     EfficiencyPriors,
     attention_head_dims,
+    attention_peak_flops,
     expected_distinct_experts,
     priors_for,
 )
@@ -89,6 +90,7 @@ class RooflineStepCost:
     kv_memory_rate: float | None = None  # HBM bytes/s · KV-read efficiency; None: memory_rate
     decode_compute_rate: float | None = None  # peak FLOP/s · decode MFU; None: compute_rate
     c_attn_decode: float | None = None  # attention FLOPs per unit of A, decode (MLA's absorbed form); None: c_attn
+    attn_cost: float = 1.0     # weights' peak / attention's peak (roofline.attention_peak_flops)
 
     def imbalance(self, tokens: float) -> float:
         """moe.ep_rank_imbalance for uniform routing: 1 + √(2 ln EP · (1 − k/N) · EP/(T·k))."""
@@ -122,7 +124,7 @@ class RooflineStepCost:
         if decode_attn is None:
             decode_attn = attn if decode_tokens == tokens else 0.0
         c_decode = self.c_attn if self.c_attn_decode is None else self.c_attn_decode
-        attn_flops = self.c_attn * (attn - decode_attn) + c_decode * decode_attn
+        attn_flops = (self.c_attn * (attn - decode_attn) + c_decode * decode_attn) * self.attn_cost
         per_rank = (self.c_tokens * tokens + self.c_seqs * seqs + attn_flops) / self.dp
         flops = per_rank + self.c_expert * tokens * self.imbalance(tokens)
         share = decode_tokens / tokens if tokens > 0 else 0.0
@@ -213,6 +215,7 @@ def roofline_step_cost(
         ep=par.ep,
         kv_memory_rate=gpu.hbm_bandwidth_bytes_per_s * priors.kv_read_efficiency.expected,
         decode_compute_rate=gpu.peak_flops(weight_dtype) * priors.decode_mfu.expected,
+        attn_cost=gpu.peak_flops(weight_dtype) / attention_peak_flops(gpu, weight_dtype, kv_dtype),
     )
 
 

@@ -124,7 +124,7 @@ _HOPPER_ROWS = ("TensorRT-LLM trtllm-bench offline throughput, fixtures/serving-
                 "range: 2.5th-97.5th percentile of measured/predicted 0.743-1.250")
 _BLACKWELL_ROWS = ("TensorRT-LLM trtllm-bench offline throughput, fixtures/serving-measurements.yaml setups "
                    "llama-3.3-70b-fp4-b200-tp1, llama-3.1-405b-fp4-b200-tp4 (20 rows, NVFP4 weights, FP8 KV); "
-                   "range: 2.5th-97.5th percentile of measured/predicted 0.845-1.292")
+                   "range: 2.5th-97.5th percentile of measured/predicted 0.833-1.247")
 _NOT_IDENTIFIED = "not identified by the fit's rows (fewer than three depend on it), so {start}"
 
 
@@ -144,8 +144,8 @@ def _fitted(family: str, peak: str, fit: str, mfu, decode_mfu, mbu, kv, held: di
 
 HOPPER_PRIORS = _fitted("Hopper", "", _FIT + _HOPPER_ROWS, (0.424, 0.5706, 0.713), (0.251, 0.3376, 0.422),
                         (0.446, 0.60, 0.750), (0.462, 0.6218, 0.777))
-BLACKWELL_PRIORS = _fitted("Blackwell", " (of the NVFP4 peak)", _FIT + _BLACKWELL_ROWS, (0.371, 0.4389, 0.567),
-                           (0.171, 0.2022, 0.261), (0.507, 0.60, 0.775), (0.335, 0.3965, 0.512),
+BLACKWELL_PRIORS = _fitted("Blackwell", " (of the NVFP4 peak)", _FIT + _BLACKWELL_ROWS, (0.380, 0.4557, 0.568),
+                           (0.179, 0.2152, 0.268), (0.500, 0.60, 0.748), (0.314, 0.3771, 0.470),
                            held={"mbu": "Hopper FP8's fitted 0.60, the fit Blackwell starts from"})
 # AMD CDNA3 (MI300X) in FP8 under vLLM, fitted to AMD's ROCm blog and performance pages and Oracle Cloud's blog (36 rows
 # of Llama 3.1 70B and 405B FP8 at TP 8, offline throughput, fixed concurrency and static-batch latency). vLLM on these
@@ -157,12 +157,13 @@ CDNA3_PRIORS = _fitted("CDNA3", " (of the FP8 peak)", _FIT + _CDNA3_ROWS, (0.074
                        (0.073, 0.1443, 0.201), (0.305, 0.60, 0.835), (0.381, 0.75, 1.0),
                        held={"kv_read_efficiency": "the hand-set prior 0.75"})
 # NVIDIA Ampere (A100) in BF16/FP16: LMDeploy's TurboMind on A100 80GB (40 rows of Llama 2 7B and 70B in FP16 at 1 to 64
-# concurrent sessions) and vLLM's performance CI (2 static-batch latencies of Llama 3.1 8B and 70B in BF16).
+# concurrent sessions), vLLM's performance CI (2 static-batch latencies of Llama 3.1 8B and 70B in BF16) and GPUStack's
+# vLLM runs of Qwen3-32B (5 offline rows).
 _AMPERE_ROWS = ("LMDeploy and vLLM on A100, fixtures/serving-measurements-external.yaml setups lmdeploy-docs-*-a100-*, "
-                "vllm-ci-llama-*-a100-80gb-* (42 rows, FP16/BF16 weights); range: 2.5th-97.5th percentile of "
-                "measured/predicted 0.769-1.132")
-AMPERE_PRIORS = _fitted("Ampere", " (of the BF16 peak)", _FIT + _AMPERE_ROWS, (0.417, 0.5428, 0.614),
-                        (0.346, 0.45, 0.509), (0.461, 0.60, 0.679), (0.622, 0.8084, 0.915),
+                "vllm-ci-llama-*-a100-80gb-*, gpustack-qwen3-32b-bf16-a100-80gb-* (47 rows, FP16/BF16 weights); range: "
+                "2.5th-97.5th percentile of measured/predicted 0.770-1.273")
+AMPERE_PRIORS = _fitted("Ampere", " (of the BF16 peak)", _FIT + _AMPERE_ROWS, (0.474, 0.6151, 0.783),
+                        (0.347, 0.45, 0.573), (0.462, 0.60, 0.764), (0.607, 0.7886, 1.0),
                         held={"decode_mfu": "the hand-set prior 0.45 (these runs' decode is memory-bound)"})
 # Fitted priors are keyed by GPU family and the math the weights run (compute_dtype): an FP4 fit says nothing about
 # FP8 kernels, so each is applied only to deployments of its own dtype.
@@ -178,7 +179,7 @@ DERIVED_PRIORS = {
     ("hopper", "bf16"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to the BF16 peak and "
                          "the same HBM (the same attention kernels and weight streaming; only the GEMM dtype differs)"),
     ("blackwell", "fp8"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to B200's FP8 peak and "
-                           "HBM3e bandwidth (the NVFP4 fit's KV-read efficiency 0.40 is an FP4-run effect, not a "
+                           "HBM3e bandwidth (the NVFP4 fit's KV-read efficiency 0.38 is an FP4-run effect, not a "
                            "property of FP8 kernels), so B200/H200 follows the peak and bandwidth ratios"),
     ("blackwell", "bf16"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to B200's BF16 peak "
                             "and HBM3e bandwidth"),
@@ -300,6 +301,15 @@ def attention_head_dims(model: ModelSpec) -> tuple[float, float]:
     return float((model.qk_nope_head_dim or 0) + rope + (model.v_head_dim or 0)), float(2 * latent + rope)
 
 
+def attention_peak_flops(gpu: GPUSpec, weight_dtype: str, kv_dtype: str) -> float:
+    """The peak attention's matmuls run at. Q·Kᵀ and P·V take the KV cache's operands: an FP8 (or NVFP4) cache runs
+    FP8 MMAs where the GPU has them (FlashAttention-3's FP8 path, TensorRT-LLM's FP8 FMHA and XQA), any other cache
+    BF16 (an FP8-weight model with a BF16 cache attends in BF16); never faster than the weights' own math, and never
+    FP4: no serving engine computes attention in FP4, so an NVFP4 deployment attends at the FP8 peak."""
+    attn = "fp8" if kv_dtype.lower() in ("fp8", "fp4") and gpu.fp8_dense_flops else "bf16"
+    return min(gpu.peak_flops(weight_dtype), gpu.peak_flops(attn))
+
+
 def expected_distinct_experts(num_experts: int, top_k: int, tokens) -> np.ndarray:
     """N · (1 − ((N − k)/N)^T): experts touched by T tokens under uniform top-k routing."""
     t = np.asarray(tokens, dtype=float)
@@ -343,6 +353,9 @@ def step_time(
     par = parallelism(model, tp=int(tp), pp=pp, dp=dp, ep=ep)
     w = _work(model, gpu, b, ctx, n, par, weight_dtype, kv_dtype, act_dtype, expert_routing_skew)
     peak = gpu.peak_flops(weight_dtype)
+    attn_peak = attention_peak_flops(gpu, weight_dtype, kv_dtype)
+    # attention FLOPs at a lower peak count as that many more FLOPs at the weights' peak
+    w["compute_flops_gpu"] = w["flops_gpu"] + w["attn_gpu"] * (peak / attn_peak - 1.0)
     bw = gpu.hbm_bandwidth_bytes_per_s
     link_bw = gpu.interconnect_bandwidth_bytes_per_s / 2.0
     times = {}
@@ -358,7 +371,7 @@ def step_time(
     bound = np.asarray(BOUNDS)[bound_idx]
     mfu = np.where(w["decode"], priors.decode_mfu.expected, priors.mfu.expected)
     mbu, kvbu = priors.mbu.expected, priors.kv_read_efficiency.expected
-    per_seq_flops = w["flops_gpu"] / b
+    per_seq_flops = w["compute_flops_gpu"] / b
     denom = per_seq_flops / (peak * mfu) - w["kv_gpu"] / b / (bw * kvbu) - w["act_gpu"] / b / (bw * mbu)
     reachable = denom > 0
     cross = np.where(reachable, (w["weights_gpu"] / (bw * mbu)) / np.where(reachable, denom, 1.0), MAX_BATCH)
@@ -393,7 +406,11 @@ def step_time(
         parallel=par,
     )
     note = _note(result, model, gpu, int(tp), bound_idx)
-    derivation = (_derivation(model, gpu, w, peak, bw, b, ctx, n, par, result, priors, weight_dtype)
+    slower_attention = (f" Attention's matmuls take the {kv_dtype} cache's operands and run at "
+                        f"{attn_peak / 1e12:,.1f} TFLOP/s, not {peak / 1e12:,.1f}: its {fmt(w['attn_gpu'], 'FLOP')} per GPU "
+                        f"count as {fmt(w['attn_gpu'] * peak / attn_peak, 'FLOP')} at the weights' peak in t_compute."
+                        if attn_peak < peak else "")
+    derivation = (_derivation(model, gpu, w, peak, bw, b, ctx, n, par, result, priors, weight_dtype) + slower_attention
                   + f" Overhead: {describe_overhead(priors, model.num_layers, cuda_graphs)}.")
     return _replace(result, note=note, derivation=derivation)
 
@@ -446,7 +463,7 @@ def _work(model, gpu, b, ctx, n, par: Parallelism, weight_dtype, kv_dtype, act_d
     elif m.is_moe and par.dp > 1:
         moe_group, moe_bytes = par.dp, group_tokens * m.hidden_size * b_act
     return {
-        "flops_gpu": flops_gpu, "linear": linear, "attn": attn, "weights_gpu": weights_gpu,
+        "flops_gpu": flops_gpu, "linear": linear, "attn": attn, "attn_gpu": attn / tp / par.pp, "weights_gpu": weights_gpu,
         "kv_gpu": kv, "act_gpu": act, "bytes_gpu": weights_gpu + kv + act, "distinct": distinct,
         "tokens": tokens, "msg_bytes": tokens * m.hidden_size * b_act, "imbalance": imbalance,
         "moe_group": moe_group, "moe_bytes": moe_bytes, "experts_gpu": experts_gpu / par.pp,
@@ -469,7 +486,7 @@ def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, decode_
            overhead: StepOverhead):
     tp, layers = par.tp, model.num_layers
     mfu = np.where(w["decode"], decode_mfu, mfu)  # a step of one new token per sequence is a decode step
-    t_c = par.pp * w["flops_gpu"] / (peak * mfu)  # the stages run one after another
+    t_c = par.pp * w["compute_flops_gpu"] / (peak * mfu)  # the stages run one after another
     t_m = par.pp * ((w["weights_gpu"] + w["act_gpu"]) / (bw * mbu) + w["kv_gpu"] / (bw * kvbu))
     if tp > 1:
         ring = 2.0 * (tp - 1) / tp * w["msg_bytes"] / (link_bw * eff) + 2.0 * (tp - 1) * alpha
