@@ -10,8 +10,8 @@ run's decode batch b and the mean context ISL + OSL/2, the prefill cost per toke
 (one prefill step of the 8,192-token budget, as capacity and the curve take it), and
     output tokens/s = OSL · b / (OSL · t_d + b · ISL · c_p),   TPOT = t_d + b · ISL · c_p / OSL.
 The batch b: an offline run (all requests queued) holds what the KV cache takes at the mean context (paged: requests
-sit at every stage of their decode) at the run's memory share, at most 2,048 sequences; a run at a fixed concurrency
-holds min(concurrency, that); a single-request run holds 1. With data-parallel attention (TensorRT-LLM's DEP: DP
+sit at every stage of their decode) at the run's memory share, at most the setup's max_num_seqs (else 2,048); a run
+at a fixed concurrency holds min(concurrency, that); a single-request run holds 1. With data-parallel attention (TensorRT-LLM's DEP: DP
 ranks of attention, the experts spread over the same GPUs by EP) b is per rank and every rank serves its own share.
 Metrics: output (whole deployment or per GPU) or total tokens/s, requests/s, and TPOT (mean time per output token)
 from the steady state; TTFT and end-to-end latency of a static batch of b requests (vLLM's
@@ -107,6 +107,7 @@ class Row:
     measured: float
     dp: int = 1   # data-parallel attention ranks (TensorRT-LLM's DEP: DP attention with EP over the same GPUs)
     ep: int = 1
+    max_num_seqs: int = MAX_BATCH  # the engine's cap on sequences in a step, where the setup states it
 
     @property
     def group(self) -> tuple[str, str]:
@@ -128,7 +129,8 @@ def load_rows() -> list[Row]:
                 rows.append(Row(SOURCE_GROUPS.get(source, source), s["setup"], s["model"], s["gpu"], s["tensor_parallel"],
                                 s["weight_dtype"], s["kv_dtype"], mode, s.get("concurrency"), share,
                                 s.get("metric", "output_tokens_per_s"), float(isl), float(osl), float(value),
-                                s.get("data_parallel", 1), s.get("expert_parallel", 1)))
+                                s.get("data_parallel", 1), s.get("expert_parallel", 1),
+                                s.get("max_num_seqs", MAX_BATCH)))
     return rows
 
 
@@ -139,7 +141,7 @@ def decode_batch(r: Row) -> float:
     mem = fit(MODELS[r.model], GPUS[r.gpu], context_tokens=r.isl + r.osl / 2, tp=r.tp, dp=r.dp, ep=r.ep,
               weight_dtype=r.weight_dtype, kv_dtype=r.kv_dtype, gpu_memory_utilization=r.memory_share,
               max_num_batched_tokens=PREFILL_TOKEN_BUDGET)
-    held = float(min(MAX_BATCH, max(1.0, float(mem.max_concurrent_sequences))))
+    held = float(min(r.max_num_seqs, max(1.0, float(mem.max_concurrent_sequences))))
     return float(min(held, r.concurrency)) if r.mode == "concurrency" and r.concurrency else held
 
 
