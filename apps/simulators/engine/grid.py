@@ -49,10 +49,13 @@ COLOCATED_ONLY_KEYS = ("replicas",)
 #   simulate.simulate): 450 GB/s on H100/H200 SXM (NVLink 4, 18 links, 900 GB/s total: NVIDIA H100 and H200
 #   datasheets), 900 GB/s on B200 (NVLink 5). Latency 10 µs, the engine's default.
 # - rdma: across nodes, one 400 Gb/s NIC per GPU (InfiniBand NDR / ConnectX-7: 400 Gb/s = 50 GB/s per direction,
-#   NVIDIA ConnectX-7 and Quantum-2 datasheets; DGX H100/H200 have one per GPU). Latency 20 µs: an assumption
-#   (a one-sided RDMA write is a few µs on the wire; the transfer library's set-up adds more), not a measurement.
+#   NVIDIA ConnectX-7 and Quantum-2 datasheets; DGX H100/H200 have one per GPU). Latency 400 µs per transfer, the
+#   fixed part of Mooncake's measured KV transfers between a vLLM v1 prefiller and decoder over RDMA (kvcache-ai.github.io
+#   /Mooncake/performance/vllm-v1-support-benchmark.html: 20 MB in 0.54 ms, 290 MB in 2.51 ms, so 137 GB/s and
+#   0.54 − 20 MB / 137 GB/s = 0.39 ms fixed; that line gives 33 ms for their 4.50 GB, measured 31.65 ms). A
+#   one-sided RDMA write is a few µs on the wire; the connector's handshake and notification are the rest.
 KV_LINKS: dict[str, dict[str, float | None]] = {"nvlink": {"link_bandwidth_gb_per_s": None, "link_latency_us": 10.0},
-                                                  "rdma": {"link_bandwidth_gb_per_s": 50.0, "link_latency_us": 20.0}}
+                                                  "rdma": {"link_bandwidth_gb_per_s": 50.0, "link_latency_us": 400.0}}
 MAX_POINTS = 10_000
 SIMULATED_FRACTION = 0.02   # two-stage: the engine runs on about this share of the grid
 SIMULATED_FRACTION_MAX = 0.1  # ... and on at most this share (points within SCREEN_EPSILON of the frontier)
