@@ -19,9 +19,13 @@ benchmark_latency; b = 1 for one request) as the b prompts' prefill step plus OS
 
 Fit. Per GPU family and compute dtype (roofline.compute_dtype: BF16, FP8, FP4; e.g. Hopper FP8, Blackwell FP4), the
 (prefill MFU, decode MFU, weight-read MBU, KV-read efficiency) minimising the squared log error over the group's
-training rows (latencies as their inverse, so every ratio > 1 means faster than predicted): a coordinate search in log space within the bounds below (MBU held to the literature's 0.60-0.85, as
-roofline.PRIORS explains). A group with no training rows gets what the product gives it (roofline.prior_basis: the
-borrowed fit of DERIVED_PRIORS, when that group has rows, else the hand-set PRIORS).
+training rows (latencies as their inverse, so every ratio > 1 means faster than predicted): a coordinate search in
+log space within the bounds below (MBU held to the literature's 0.60-0.85, as roofline.PRIORS explains). Only the
+factors the rows identify move (identified: at least IDENTIFYING_ROWS rows whose prediction moves by
+IDENTIFYING_ELASTICITY per unit log change); the others keep the value the search starts from, the fit the group
+borrows from (DERIVED_PRIORS) when that group is fitted in the fold, else the hand-set PRIORS, never the installed fit.
+A group with no training rows gets what the product gives it (roofline.prior_basis: the borrowed fit of
+DERIVED_PRIORS, when that group has rows, else the hand-set PRIORS).
 Fitted on dense models' rows only, scored on every row: the four factors describe dense GEMMs, attention and weight
 streaming, and MoE rows (DeepSeek-R1, gpt-oss, Mixtral) measure 2-4x slower than those factors predict at small batch
 (expert kernels, routing): fitted in, they dragged every dense prediction of their group and widened its range to
