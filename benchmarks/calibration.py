@@ -211,9 +211,9 @@ def identified(rows: list[Row], base: EfficiencyPriors) -> list[str]:
     return out
 
 
-def fit_group(rows: list[Row], base: EfficiencyPriors) -> tuple[dict[str, float], np.ndarray]:
+def fit_group(rows: list[Row], base: EfficiencyPriors) -> tuple[dict[str, float], np.ndarray, list[str]]:
     """The factors the rows identify, minimising Σ log² (measured / predicted) over `rows` from `base` (the others
-    keep base's values), and the training ratios there."""
+    keep base's values), the training ratios there, and which factors were identified."""
     values = {k: getattr(base, k).expected for k in FACTORS}
     free = identified(rows, base)
     best = _error(rows, _with(base, values))
@@ -232,7 +232,7 @@ def fit_group(rows: list[Row], base: EfficiencyPriors) -> tuple[dict[str, float]
         if not improved:
             step /= 2
     priors = _with(base, values)
-    return values, np.array([ratio(r, predict(r, priors)) for r in rows])
+    return values, np.array([ratio(r, predict(r, priors)) for r in rows]), free
 
 
 @dataclass
@@ -255,15 +255,14 @@ def fits_on(train: list[Row], min_range_rows: int = MIN_RANGE_ROWS) -> dict[tupl
     fitted = {}
     for key in sorted(groups, key=lambda k: k in borrows):  # the groups others borrow from first
         base = _with(PRIORS, fitted[borrows[key]][0]) if key in borrows else PRIORS
-        fitted[key] = (*fit_group(groups[key], base), base)
+        fitted[key] = fit_group(groups[key], base)
     pooled = np.concatenate([ratios for _, ratios, _ in fitted.values()]) if fitted else np.ones(1)
     out = {}
-    for key, (values, ratios, base) in fitted.items():
+    for key, (values, ratios, free) in fitted.items():
         # A few rows' spread understates the error (9 rows of one harness gave a 1.28x range that held 40 % of
         # another source's rows): below MIN_RANGE_ROWS the range is the percentiles of every group's training ratios.
         spread = ratios if len(ratios) >= min_range_rows else pooled
         lo, hi = (float(np.percentile(spread, q)) for q in COVER)
-        free = identified(groups[key], base)
         out[key] = Fitted(_with(FITTED_PRIORS.get(key, PRIORS), values), lo, hi,
                           f"fitted on {len(ratios)} {key[0]} {key[1]} rows ({', '.join(free) or 'no factor'} identified)")
     return out

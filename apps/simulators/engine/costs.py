@@ -50,8 +50,8 @@ from ..modeling.parallel import GPUS_PER_NODE, SCALE_OUT_BANDWIDTH_BYTES_PER_S, 
 from ..modeling.roofline import (
     DEFAULT_LINK_LATENCY_S,
     EfficiencyPriors,
+    attention_cost,
     attention_head_dims,
-    attention_peak_flops,
     expected_distinct_experts,
     priors_for,
 )
@@ -90,7 +90,7 @@ class RooflineStepCost:
     kv_memory_rate: float | None = None  # HBM bytes/s · KV-read efficiency; None: memory_rate
     decode_compute_rate: float | None = None  # peak FLOP/s · decode MFU; None: compute_rate
     c_attn_decode: float | None = None  # attention FLOPs per unit of A, decode (MLA's absorbed form); None: c_attn
-    attn_cost: float = 1.0     # weights' peak / attention's peak (roofline.attention_peak_flops)
+    attn_cost: float = 1.0     # weights' peak / attention's peak (roofline.attention_cost)
 
     def imbalance(self, tokens: float) -> float:
         """moe.ep_rank_imbalance for uniform routing: 1 + √(2 ln EP · (1 − k/N) · EP/(T·k))."""
@@ -215,7 +215,7 @@ def roofline_step_cost(
         ep=par.ep,
         kv_memory_rate=gpu.hbm_bandwidth_bytes_per_s * priors.kv_read_efficiency.expected,
         decode_compute_rate=gpu.peak_flops(weight_dtype) * priors.decode_mfu.expected,
-        attn_cost=gpu.peak_flops(weight_dtype) / attention_peak_flops(gpu, weight_dtype, kv_dtype),
+        attn_cost=attention_cost(gpu, weight_dtype, kv_dtype),
     )
 
 

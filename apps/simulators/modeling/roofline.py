@@ -310,6 +310,12 @@ def attention_peak_flops(gpu: GPUSpec, weight_dtype: str, kv_dtype: str) -> floa
     return min(gpu.peak_flops(weight_dtype), gpu.peak_flops(attn))
 
 
+def attention_cost(gpu: GPUSpec, weight_dtype: str, kv_dtype: str) -> float:
+    """The weights' peak over attention's (attention_peak_flops), >= 1: an attention FLOP counts as this many FLOPs at
+    the peak t_compute divides by (step time and the engine's step cost)."""
+    return gpu.peak_flops(weight_dtype) / attention_peak_flops(gpu, weight_dtype, kv_dtype)
+
+
 def expected_distinct_experts(num_experts: int, top_k: int, tokens) -> np.ndarray:
     """N · (1 − ((N − k)/N)^T): experts touched by T tokens under uniform top-k routing."""
     t = np.asarray(tokens, dtype=float)
@@ -353,9 +359,6 @@ def step_time(
     par = parallelism(model, tp=int(tp), pp=pp, dp=dp, ep=ep)
     w = _work(model, gpu, b, ctx, n, par, weight_dtype, kv_dtype, act_dtype, expert_routing_skew)
     peak = gpu.peak_flops(weight_dtype)
-    attn_peak = attention_peak_flops(gpu, weight_dtype, kv_dtype)
-    # attention FLOPs at a lower peak count as that many more FLOPs at the weights' peak
-    w["compute_flops_gpu"] = w["flops_gpu"] + w["attn_gpu"] * (peak / attn_peak - 1.0)
     bw = gpu.hbm_bandwidth_bytes_per_s
     link_bw = gpu.interconnect_bandwidth_bytes_per_s / 2.0
     times = {}
@@ -407,9 +410,9 @@ def step_time(
     )
     note = _note(result, model, gpu, int(tp), bound_idx)
     slower_attention = (f" Attention's matmuls take the {kv_dtype} cache's operands and run at "
-                        f"{attn_peak / 1e12:,.1f} TFLOP/s, not {peak / 1e12:,.1f}: its {fmt(w['attn_gpu'], 'FLOP')} per GPU "
-                        f"count as {fmt(w['attn_gpu'] * peak / attn_peak, 'FLOP')} at the weights' peak in t_compute."
-                        if attn_peak < peak else "")
+                        f"{peak / w['attn_cost'] / 1e12:,.1f} TFLOP/s, not {peak / 1e12:,.1f}: its "
+                        f"{fmt(w['attn_gpu'], 'FLOP')} per GPU count as {fmt(w['attn_gpu'] * w['attn_cost'], 'FLOP')} "
+                        "at the weights' peak in t_compute." if w["attn_cost"] > 1.0 else "")
     derivation = (_derivation(model, gpu, w, peak, bw, b, ctx, n, par, result, priors, weight_dtype) + slower_attention
                   + f" Overhead: {describe_overhead(priors, model.num_layers, cuda_graphs)}.")
     return _replace(result, note=note, derivation=derivation)
@@ -433,6 +436,7 @@ def _work(model, gpu, b, ctx, n, par: Parallelism, weight_dtype, kv_dtype, act_d
     ctx_eff = ctx + (n + 1.0) / 2.0
     layer_ctx = (L - local) * ctx_eff + (local * np.minimum(ctx_eff, window) if local else 0.0)
     attn = 2.0 * m.num_attention_heads * dims * tokens * layer_ctx
+    attn_cost = attention_cost(gpu, weight_dtype, kv_dtype)
     imbalance = np.ones_like(tokens)
     if m.is_moe and par.ep > 1:
         imbalance = np.asarray(ep_rank_imbalance(m.num_experts, m.experts_per_token, group_tokens, par.ep, skew))
@@ -463,7 +467,9 @@ def _work(model, gpu, b, ctx, n, par: Parallelism, weight_dtype, kv_dtype, act_d
     elif m.is_moe and par.dp > 1:
         moe_group, moe_bytes = par.dp, group_tokens * m.hidden_size * b_act
     return {
-        "flops_gpu": flops_gpu, "linear": linear, "attn": attn, "attn_gpu": attn / tp / par.pp, "weights_gpu": weights_gpu,
+        "flops_gpu": flops_gpu, "linear": linear, "attn": attn, "attn_gpu": attn / tp / par.pp, "attn_cost": attn_cost,
+        # attention FLOPs at a lower peak count as that many more FLOPs at the weights' peak
+        "compute_flops_gpu": flops_gpu + attn / tp / par.pp * (attn_cost - 1.0), "weights_gpu": weights_gpu,
         "kv_gpu": kv, "act_gpu": act, "bytes_gpu": weights_gpu + kv + act, "distinct": distinct,
         "tokens": tokens, "msg_bytes": tokens * m.hidden_size * b_act, "imbalance": imbalance,
         "moe_group": moe_group, "moe_bytes": moe_bytes, "experts_gpu": experts_gpu / par.pp,
