@@ -89,10 +89,11 @@ def moe_warnings(model: m.ModelSpec) -> list[str]:
     if not model.is_moe:
         return []
     return [f"{model.name} is a mixture-of-experts model, and the efficiency priors are fitted on dense models. "
-            "Published MoE measurements ran slower than they predict: DeepSeek-R1 on 8 × H200 by about 4x on vLLM 0.7 "
-            "and SGLang 0.4 and by 1.6-2.2x on vLLM 0.11, on TensorRT-LLM with data-parallel attention and EP "
-            "(8 × H200, 4 × B200) by 2-3x, gpt-oss-120b on TensorRT-LLM by 1.2-3x and on SGLang at batch 1 (H100, "
-            "B200) by about 2-3x; Mixtral 8x7B on vLLM and TensorRT-LLM mostly fell within the range. Treat these "
+            "Published MoE measurements ran slower than they predict (median of each setup's runs): DeepSeek-R1 on "
+            "8 × H200 by about 3.5x on vLLM 0.7 and SGLang 0.4 and by 1.6x on vLLM 0.11, on TensorRT-LLM with "
+            "data-parallel attention and EP by 2.2x on 8 × H200 and 1.3x on 4 × B200, gpt-oss-120b on TensorRT-LLM "
+            "by 1.3-2.2x and on SGLang at batch 1 (H100, B200) by 2-2.8x; Mixtral 8x7B on vLLM and TensorRT-LLM "
+            "came within 0.8-1.6x (median 1.1x). Treat these "
             "times as optimistic."]
 
 

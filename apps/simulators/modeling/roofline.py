@@ -20,6 +20,10 @@ Communication: Megatron TP does 2 all-reduces per layer of T · h · B bytes; ri
   datasheet NVLink/PCIe total.
 step = max(t_compute, t_memory) + t_comm + t_overhead  (comm is on the critical path in
   vLLM TP; overhead = per-step + per-request CPU cost, + kernel launches per layer in eager mode: step_overhead.py).
+  A MoE layer's routed experts run after the rest of the layer, each part at its own roofline: step =
+  max(t_compute, t_memory) of the rest + max(t_compute, t_memory) of the experts + t_comm + t_overhead (at decode an
+  expert sees T·k/N tokens and may stream weights while attention is compute-bound, or compute while the rest reads
+  the KV cache; one max over the sums would hide one part's time under the other's).
 Parallelism (parallel.py), for one DP rank's batch: non-expert FLOPs and bytes ÷ TP; the routed experts of a MoE
   layer see the tokens of all DP ranks (T_g = DP · T) spread over TP · DP GPUs, so expert FLOPs per GPU =
   2 · (routed active params) · T_g / (TP · DP) × the busiest EP rank's imbalance (moe.ep_rank_imbalance; 1 without
@@ -362,8 +366,7 @@ def step_time(
     bw = gpu.hbm_bandwidth_bytes_per_s
     link_bw = gpu.interconnect_bandwidth_bytes_per_s / 2.0
     times = {}
-    for key, sel in _prior_picks(priors).items():  # the fixed per-step cost from step_overhead.py, in place of the
-        mfu_, decode_mfu_, mbu_, kvbu_, eff_ = sel[:5]  # picks' two overhead priors
+    for key, (mfu_, decode_mfu_, mbu_, kvbu_, eff_) in _prior_picks(priors).items():  # with step_overhead.py's cost
         times[key] = _times(w, peak, bw, link_bw, link_latency_s, par, b, model, mfu_, decode_mfu_, mbu_, kvbu_, eff_,
                             step_overhead(priors, model.num_layers, cuda_graphs=cuda_graphs, case=key))
     t_c, t_m, t_x, t_o, step, a2a = times["expected"]
@@ -473,18 +476,17 @@ def _work(model, gpu, b, ctx, n, par: Parallelism, weight_dtype, kv_dtype, act_d
         "kv_gpu": kv, "act_gpu": act, "bytes_gpu": weights_gpu + kv + act, "distinct": distinct,
         "tokens": tokens, "msg_bytes": tokens * m.hidden_size * b_act, "imbalance": imbalance,
         "moe_group": moe_group, "moe_bytes": moe_bytes, "experts_gpu": experts_gpu / par.pp,
+        "expert_bytes_gpu": touched / par.expert_shards / par.pp,
         "decode": np.broadcast_to(np.asarray(n) == 1, np.shape(tokens)),
     }
 
 
 def _prior_picks(pr: EfficiencyPriors) -> dict:
     return {
-        "expected": (pr.mfu.expected, pr.decode_mfu.expected, pr.mbu.expected, pr.kv_read_efficiency.expected, pr.comm_efficiency.expected,
-                     pr.step_overhead_s.expected, pr.per_request_overhead_s.expected),
-        "optimistic": (pr.mfu.high, pr.decode_mfu.high, pr.mbu.high, pr.kv_read_efficiency.high, pr.comm_efficiency.high,
-                       pr.step_overhead_s.low, pr.per_request_overhead_s.low),
-        "pessimistic": (pr.mfu.low, pr.decode_mfu.low, pr.mbu.low, pr.kv_read_efficiency.low, pr.comm_efficiency.low,
-                        pr.step_overhead_s.high, pr.per_request_overhead_s.high),
+        "expected": (pr.mfu.expected, pr.decode_mfu.expected, pr.mbu.expected, pr.kv_read_efficiency.expected,
+                     pr.comm_efficiency.expected),
+        "optimistic": (pr.mfu.high, pr.decode_mfu.high, pr.mbu.high, pr.kv_read_efficiency.high, pr.comm_efficiency.high),
+        "pessimistic": (pr.mfu.low, pr.decode_mfu.low, pr.mbu.low, pr.kv_read_efficiency.low, pr.comm_efficiency.low),
     }
 
 
@@ -492,8 +494,14 @@ def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, decode_
            overhead: StepOverhead):
     tp, layers = par.tp, model.num_layers
     mfu = np.where(w["decode"], decode_mfu, mfu)  # a step of one new token per sequence is a decode step
-    t_c = par.pp * w["compute_flops_gpu"] / (peak * mfu)  # the stages run one after another
-    t_m = par.pp * ((w["weights_gpu"] + w["act_gpu"]) / (bw * mbu) + w["kv_gpu"] / (bw * kvbu))
+    # The routed experts' grouped GEMMs and the rest of the layer run one after the other, each at its own roofline:
+    # at decode an expert sees T·k/N of the tokens and streams its weights while the dense GEMMs and attention may be
+    # compute-bound, so one max over the summed work would let one's idle resource hide the other's time.
+    t_ce = par.pp * w["experts_gpu"] / (peak * mfu)
+    t_me = par.pp * w["expert_bytes_gpu"] / (bw * mbu)
+    t_cd = par.pp * (w["compute_flops_gpu"] - w["experts_gpu"]) / (peak * mfu)  # the stages run one after another
+    t_md = par.pp * ((w["weights_gpu"] - w["expert_bytes_gpu"] + w["act_gpu"]) / (bw * mbu) + w["kv_gpu"] / (bw * kvbu))
+    t_c, t_m = t_cd + t_ce, t_md + t_me
     if tp > 1:
         ring = 2.0 * (tp - 1) / tp * w["msg_bytes"] / (link_bw * eff) + 2.0 * (tp - 1) * alpha
         t_x = 2.0 * layers * ring
@@ -503,7 +511,7 @@ def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, decode_
     stage_bw = link_bw if par.gpus <= GPUS_PER_NODE else SCALE_OUT_BANDWIDTH_BYTES_PER_S
     t_x = t_x + a2a + (par.pp - 1) * (w["msg_bytes"] / (stage_bw * eff) + alpha)
     t_o = overhead.total(b)  # engine-loop CPU + per-request + (eager) kernel launches, step_overhead.py
-    return t_c, t_m, t_x, t_o, np.maximum(t_c, t_m) + t_x + t_o, a2a
+    return t_c, t_m, t_x, t_o, np.maximum(t_cd, t_md) + np.maximum(t_ce, t_me) + t_x + t_o, a2a
 
 
 def _replace(r: StepResult, **changes) -> StepResult:
@@ -575,7 +583,11 @@ def _derivation(model, gpu, w, peak, bw, b, ctx, n, par: Parallelism, r, pr, wei
         f"t_comm = 2·L·[2(N−1)/N·T·h·B/(BW_link·{pr.comm_efficiency.expected:g}) + 2(N−1)·α]{moe_comm}"
         + (f" + {par.pp - 1} stage sends of T·h·B" if par.pp > 1 else "") +
         f" = {fmt(r.communication_time_s, 's')}; overhead {fmt(r.overhead_time_s, 's')}. "
-        f"step = max(t_compute, t_memory) + t_comm + overhead = {fmt(r.step_time_s, 's')} "
+        + ("step = max(t_compute, t_memory) + t_comm + overhead = " if not model.is_moe else
+           f"step = max(t_compute, t_memory) of the rest + max(t_compute, t_memory) of the routed experts "
+           f"({fmt(w['experts_gpu'], 'FLOP')}, {fmt(w['expert_bytes_gpu'], 'B')} per GPU: each part at its own "
+           f"roofline, one after the other) + t_comm + overhead = ")
+        + f"{fmt(r.step_time_s, 's')} "
         f"(range {fmt(r.step_time_s_range[0], 's')} – {fmt(r.step_time_s_range[1], 's')}); "
         f"throughput = T/step = {fmt(r.tokens_per_s, 'tokens/s')}"
         + (f" per DP rank, × {par.dp} ranks = {fmt(r.tokens_per_s * par.dp, 'tokens/s')} for the deployment"
