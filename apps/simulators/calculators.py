@@ -91,9 +91,9 @@ def moe_warnings(model: m.ModelSpec) -> list[str]:
     return [f"{model.name} is a mixture-of-experts model, and the efficiency priors are fitted on dense models. "
             "Published MoE measurements ran slower than they predict (median of each setup's runs): DeepSeek-R1 on "
             "8 × H200 by about 3.5x on vLLM 0.7 and SGLang 0.4 and by 1.6x on vLLM 0.11, on TensorRT-LLM with "
-            "data-parallel attention and EP by 2.2x on 8 × H200 and 1.3x on 4 × B200, gpt-oss-120b on TensorRT-LLM "
-            "by 1.3-2.2x and on SGLang at batch 1 (H100, B200) by 2-2.8x; Mixtral 8x7B on vLLM and TensorRT-LLM "
-            "came within 0.8-1.6x (median 1.1x). Treat these "
+            "data-parallel attention and EP by 2.2x on 8 × H200 and 1.5x on 4 × B200, gpt-oss-120b on TensorRT-LLM "
+            "by 1.4-2.5x and on SGLang at batch 1 (H100, B200) by 2-2.8x; Mixtral 8x7B on vLLM and TensorRT-LLM "
+            "came within 0.8-1.7x (median 1.2x). Treat these "
             "times as optimistic."]
 
 
@@ -238,6 +238,8 @@ def step_time_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, phase: str, batch
         "memory_seconds": r.memory_time_s,
         "communication_seconds": r.communication_time_s,
         "overhead_seconds": r.overhead_time_s,
+        "parts": [{"part": name, "compute_seconds": c, "memory_seconds": m, "seconds": max(c, m)}
+                  for name, (c, m) in r.part_times_s.items() if name != "experts" or model.is_moe],
         "step_seconds": r.step_time_s,
         "step_seconds_range": r.step_time_s_range,
         "tokens_per_s": r.tokens_per_s,

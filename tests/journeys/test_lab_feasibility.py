@@ -86,4 +86,8 @@ def test_step_time_panel_names_the_smaller_dtype_fix(site, desktop):
     # Every chart names its resources in full: the time bars' labels are not clipped.
     bars = page.locator("svg[aria-label^='Time per step by resource']")
     expect(bars.get_by_text("Communication", exact=True)).to_be_visible()
+    # a dense model's layer is its GEMMs and attention, one after the other; the bars add up to the step
+    expect(bars.get_by_text("GEMMs", exact=False)).to_be_visible()
+    expect(bars.get_by_text("Attention", exact=False)).to_be_visible()
+    expect(bars.get_by_text("Experts", exact=False)).to_have_count(0)
     roofline.scroll_into_view_if_needed()

@@ -23,12 +23,12 @@ def test_decode_at_batch_one_is_memory_bound(api_client):
     assert d["ridge_point_flops_per_byte"] == pytest.approx(H100_RIDGE)
     assert d["weight_bytes"] == LLAMA_8B_STEP_WEIGHTS
     assert d["kv_bytes"] == 131_072 * (2048 + 1)  # read 2048 cached tokens, write one
-    # H100 is Hopper: weight-read MBU 0.60, KV-read efficiency 0.6218, decode MFU 0.3376 (roofline.HOPPER_PRIORS).
+    # H100 is Hopper: weight-read MBU 0.60, KV-read efficiency 0.8606, decode MFU 0.3825 (roofline.HOPPER_PRIORS).
     # weights 15,009,849,344 B + activations 2·32·4096·2 = 524,288 B over 3.35e12 · 0.60 = 2.01e12 B/s
-    # = 7.46785 ms; KV 268,566,528 B over 3.35e12 · 0.6218 = 2.08303e12 B/s = 0.12893 ms; sum 7.59678 ms.
-    assert d["memory_seconds"] == pytest.approx(15_010_373_632 / 2.01e12 + 268_566_528 / 2.08303e12)
-    assert d["memory_seconds"] == pytest.approx(7.59678e-3, rel=1e-5)
-    assert d["compute_seconds"] == pytest.approx(d["flops"] / (989.4e12 * 0.3376))
+    # = 7.46785 ms; KV 268,566,528 B over 3.35e12 · 0.8606 = 2.88301e12 B/s = 0.09315 ms; sum 7.56100 ms.
+    assert d["memory_seconds"] == pytest.approx(15_010_373_632 / 2.01e12 + 268_566_528 / 2.88301e12)
+    assert d["memory_seconds"] == pytest.approx(7.56100e-3, rel=1e-5)
+    assert d["compute_seconds"] == pytest.approx(d["flops"] / (989.4e12 * 0.3825))
     assert d["bound"] == "memory" and d["arithmetic_intensity_flops_per_byte"] < 2
     assert d["step_seconds_range"][0] < d["step_seconds"] < d["step_seconds_range"][1]
     assert d["tokens_per_s"] == pytest.approx(1 / d["step_seconds"])
@@ -311,3 +311,25 @@ def test_a_mixture_of_experts_answer_says_its_priors_are_fitted_on_dense_models(
                                                     "output_tokens": 200}, 200)
     plan = capacity(api_client, model="gpt-oss-120b")
     assert warning in curve["warnings"] and warning in plan["warnings"]
+
+
+def test_step_time_names_the_parts_of_a_layer_and_they_add_up_to_the_step(api_client):
+    # Mixtral 8x7B, decode at batch 1,024 over 512 tokens on one H200 in FP8: the GEMMs, attention and the routed
+    # experts, each at the longer of its compute and memory time (test_modeling_memory_roofline.py derives the
+    # same step by hand at fixed priors); a dense model has no experts part.
+    moe = step(api_client, model="mixtral-8x7b", gpu="h200", phase="decode", batch_size=1024, context_tokens=512,
+               weight_dtype="fp8", kv_dtype="fp8")
+    assert [p["part"] for p in moe["parts"]] == ["gemms", "attention", "experts"]
+    for p in moe["parts"]:
+        assert p["seconds"] == max(p["compute_seconds"], p["memory_seconds"])
+    assert sum(p["compute_seconds"] for p in moe["parts"]) == pytest.approx(moe["compute_seconds"], rel=1e-12)
+    assert sum(p["memory_seconds"] for p in moe["parts"]) == pytest.approx(moe["memory_seconds"], rel=1e-12)
+    assert sum(p["seconds"] for p in moe["parts"]) + moe["communication_seconds"] + moe["overhead_seconds"] == (
+        pytest.approx(moe["step_seconds"], rel=1e-12))
+    # attention reads 34.4 GB of FP8 KV (1,024 · 513 · 32 layers · 2,048 B) and is memory-bound; the experts'
+    # 256 tokens each make them compute-bound
+    attention, experts = moe["parts"][1], moe["parts"][2]
+    assert attention["memory_seconds"] > attention["compute_seconds"]
+    assert experts["compute_seconds"] > experts["memory_seconds"]
+    dense = step(api_client, phase="decode")
+    assert [p["part"] for p in dense["parts"]] == ["gemms", "attention"]

@@ -68,9 +68,9 @@ def test_decode_step_for_llama_8b_by_hand():
     assert r.flops_per_gpu == 15_009_849_344 + 524_288
     # bytes = weights 16,060,522,496 − table 1,050,673,152 + KV write 32·4,096 + activations 2·32·4096·2
     assert r.bytes_per_gpu == 15_009_849_344 + 131_072 + 524_288
-    # Hopper priors (roofline.HOPPER_PRIORS): weights and activations at MBU 0.60, the KV write at 0.6218:
-    # (15,009,849,344 + 524,288) / (3.35e12 · 0.60) = 7.467848 ms + 131,072 / (3.35e12 · 0.6218) = 0.063 µs
-    assert r.memory_time_s == pytest.approx(7.467910e-3, rel=1e-6)
+    # Hopper priors (roofline.HOPPER_PRIORS): weights and activations at MBU 0.60, the KV write at 0.8606:
+    # (15,009,849,344 + 524,288) / (3.35e12 · 0.60) = 7.467848 ms + 131,072 / (3.35e12 · 0.8606) = 0.045 µs
+    assert r.memory_time_s == pytest.approx(7.467893e-3, rel=1e-6)
     assert r.bound == "memory"
     assert r.step_time_s_range[0] < r.step_time_s < r.step_time_s_range[1]
     assert "Memory-bound" in r.note and "FLOP/B" in r.derivation
@@ -78,10 +78,10 @@ def test_decode_step_for_llama_8b_by_hand():
 
 def test_decode_crossover_batch_near_the_effective_ridge():
     r = step_time(MODELS["llama-3.1-8b"], GPUS["h100-sxm"], batch=1, context_tokens=0)
-    # Hopper priors: weights 15.01e9 B/(3.35e12·0.60) = 7.4676 ms ÷ per sequence (15.01e9 FLOP/(989.4e12·0.3376
-    # decode MFU) = 44.938 µs − KV 131,072 B/(3.35e12·0.6218) = 0.063 µs − activations 524,288 B/(3.35e12·0.60)
-    # = 0.261 µs) = 7.4676 ms / 44.615 µs ≈ 167.4
-    assert r.crossover_batch == pytest.approx(167.4, abs=0.1) and r.crossover_reachable
+    # Hopper priors: weights 15.01e9 B/(3.35e12·0.60) = 7.4676 ms ÷ per sequence (15.01e9 FLOP/(989.4e12·0.3825
+    # decode MFU) = 39.663 µs − KV 131,072 B/(3.35e12·0.8606) = 0.045 µs − activations 524,288 B/(3.35e12·0.60)
+    # = 0.261 µs) = 7.4676 ms / 39.357 µs ≈ 189.7 (where the step's total compute time reaches its memory time)
+    assert r.crossover_batch == pytest.approx(189.7, abs=0.1) and r.crossover_reachable
 
 
 def test_long_context_decode_never_turns_compute_bound():
@@ -158,11 +158,12 @@ def test_feasibility_of_70b_bf16_on_h100():
     assert not tp1.fits and tp1.min_tensor_parallel == 2 and tp1.fix_weight_dtype == "fp8"
 
 
-def test_routed_experts_run_at_their_own_roofline_after_the_rest_of_the_layer():
-    """Mixtral 8x7B in FP8 on one H200, decode at batch 1,024 over 512 cached tokens, MFU 0.5 and MBU 0.8. The
-    experts see 1,024 · 2 / 8 = 256 tokens each and are compute-bound; attention reads the KV cache of 1,024
-    sequences, so the rest of the layer is memory-bound. One max over the summed work would hide the rest's reads
-    under the experts' compute (6.2 ms less here); the step pays each part's own bound."""
+def test_each_part_of_a_layer_runs_at_its_own_roofline_one_after_the_other():
+    """Mixtral 8x7B in FP8 with an FP8 cache on one H200, decode at batch 1,024 over 512 cached tokens, MFU 0.5 and
+    MBU = KV-read efficiency = 0.8. The GEMMs outside the experts are compute-bound, attention reads the KV cache of
+    1,024 sequences (memory-bound), and the experts see 1,024 · 2 / 8 = 256 tokens each (compute-bound). The kernels
+    run one after the other, so the step is the sum of each part's own bound; one max over the summed work would hide
+    the KV reads under the GEMMs' compute (8.97 ms less here)."""
     from dataclasses import replace
 
     from apps.simulators.engine.costs import roofline_step_cost
@@ -171,20 +172,34 @@ def test_routed_experts_run_at_their_own_roofline_after_the_rest_of_the_layer():
     m, g = MODELS["mixtral-8x7b"], GPUS["h200"]
     flat = {k: Prior(v, v, v, "test") for k, v in (("mfu", 0.5), ("decode_mfu", 0.5), ("mbu", 0.8),
                                                  ("kv_read_efficiency", 0.8))}
-    priors = replace(PRIORS, **flat)
-    r = step_time(m, g, batch=1024, context_tokens=512, weight_dtype="fp8", kv_dtype="fp8", priors=priors)
-    # config.json: 32 layers, 8 experts, top-2, hidden 4,096, intermediate 14,336; an expert is 3 · 4,096 · 14,336
-    # = 176,160,768 parameters. Routed FLOPs 2 · 32 · 2 · 176,160,768 · 1,024 = 2.3090e13 at 1,978.9 TFLOP/s FP8
-    # (datasheet) · 0.5 → 23.336 ms; all 8 experts are touched (8 · (1 − (6/8)^1024) = 8), 32 · 8 · 176,160,768 B
-    # = 45.097 GB at 4.8 TB/s · 0.8 → 11.744 ms: compute-bound.
+    r = step_time(m, g, batch=1024, context_tokens=512, weight_dtype="fp8", kv_dtype="fp8",
+                  priors=replace(PRIORS, **flat))
+    # H200 datasheet: 1,978.9 TFLOP/s FP8 dense, 4.8 TB/s. config.json: 32 layers, hidden 4,096, 32 heads of 128,
+    # 8 KV heads, vocabulary 32,000, 8 experts, top-2, intermediate 14,336.
     assert (g.peak_flops("fp8"), g.hbm_bandwidth_bytes_per_s) == (1978.9e12, 4.8e12)
-    expert_compute = 2 * 32 * 2 * 176_160_768 * 1024 / (1978.9e12 * 0.5)
-    expert_memory = 32 * 8 * 176_160_768 / (4.8e12 * 0.8)
-    assert expert_compute == pytest.approx(23.336e-3, rel=1e-4) and expert_memory == pytest.approx(11.744e-3, rel=1e-4)
-    rest_compute, rest_memory = r.compute_time_s - expert_compute, r.memory_time_s - expert_memory
-    assert rest_memory > rest_compute  # the KV reads: 1,024 · 513 · 32 layers · 2 · 8 heads · 128 · 1 B = 34.4 GB
+    flops_per_s, bytes_per_s = 1978.9e12 * 0.5, 4.8e12 * 0.8
+    # GEMMs outside the experts: attention projections 32 · (2 · 4,096² + 2 · 4,096 · 1,024) = 1,342,177,280, router
+    # 32 · 4,096 · 8 = 1,048,576, norms 65 · 4,096 = 266,240: 2 · 1,343,492,096 · 1,024 FLOPs, plus the LM head
+    # 2 · 32,000 · 4,096 · 1,024 → 3.0521 ms; their bytes (1,343,492,096 · 1 B, the head at 2 B, activations
+    # 2 · 32 · 4,096 · 2 B · 1,024) take 0.56 ms.
+    gemms = (2 * 1_343_492_096 * 1024 + 2 * 32_000 * 4096 * 1024) / flops_per_s
+    gemm_bytes = (1_343_492_096 + 2 * 32_000 * 4096 + 2 * 32 * 4096 * 2 * 1024) / bytes_per_s
+    # attention: 2 · 32 heads · (128 + 128) · 1,024 tokens · 32 layers · 513 (context + 1) FLOPs at the FP8 peak
+    # (an FP8 cache), 0.278 ms, against the KV reads 1,024 · 32 · (512 + 1) · 2 · 8 · 128 · 1 B = 34.43 GB → 8.965 ms
+    attention_flops = 2 * 32 * 256 * 1024 * 32 * 513 / flops_per_s
+    kv_reads = 1024 * 32 * 513 * 2 * 8 * 128 / bytes_per_s
+    # experts: 2 · 32 · 2 · (3 · 4,096 · 14,336) · 1,024 FLOPs → 23.336 ms against all 8 experts' weights
+    # (8 · (1 − (6/8)^1024) = 8) 32 · 8 · 176,160,768 B → 11.744 ms
+    experts = 2 * 32 * 2 * 176_160_768 * 1024 / flops_per_s
+    expert_bytes = 32 * 8 * 176_160_768 / bytes_per_s
+    assert (gemms, kv_reads, experts) == (pytest.approx(3.0521e-3, rel=1e-4), pytest.approx(8.9653e-3, rel=1e-4),
+                                          pytest.approx(23.336e-3, rel=1e-4))
+    assert r.compute_time_s == pytest.approx(gemms + attention_flops + experts, rel=1e-9)
+    assert r.memory_time_s == pytest.approx(gemm_bytes + kv_reads + expert_bytes, rel=1e-9)
     fixed = r.communication_time_s + r.overhead_time_s
-    assert r.step_time_s == pytest.approx(rest_memory + expert_compute + fixed, rel=1e-9)
+    assert r.step_time_s == pytest.approx(gemms + kv_reads + experts + fixed, rel=1e-9)
+    assert r.step_time_s - (max(r.compute_time_s, r.memory_time_s) + fixed) == pytest.approx(
+        kv_reads - attention_flops, rel=1e-9)
     # the engine prices the same step the same way
-    cost = roofline_step_cost(m, g, weight_dtype="fp8", kv_dtype="fp8", priors=priors)
+    cost = roofline_step_cost(m, g, weight_dtype="fp8", kv_dtype="fp8", priors=replace(PRIORS, **flat))
     assert cost(np.ones(1024), np.full(1024, 512.0)) == pytest.approx(r.step_time_s, rel=1e-12)

@@ -125,21 +125,22 @@ class RooflineStepCost:
             decode_attn = attn if decode_tokens == tokens else 0.0
         c_decode = self.c_attn if self.c_attn_decode is None else self.c_attn_decode
         attn_flops = (self.c_attn * (attn - decode_attn) + c_decode * decode_attn) * self.attn_cost
-        per_rank = (self.c_tokens * tokens + self.c_seqs * seqs + attn_flops) / self.dp
         share = decode_tokens / tokens if tokens > 0 else 0.0
         per_flop = share / (self.decode_compute_rate or self.compute_rate) + (1.0 - share) / self.compute_rate
         layers = self.global_layers + self.local_layers
         kv_rate = self.kv_memory_rate or self.memory_rate
-        t_m = ((self.weights_bytes + self.k_act * tokens / self.dp) / self.memory_rate
-               + self.k_kv * (held_sum + layers * tokens) / self.dp / kv_rate)
-        t_x = self.comm_per_token_s * tokens + self.comm_fixed_s
-        experts = 0.0  # the routed experts at their own roofline, after the rest of the layer (roofline._times)
+        # each part of a layer at its own roofline, one after the other (roofline._times): the GEMMs, attention over
+        # the KV cache, and the routed experts
+        gemms = max((self.c_tokens * tokens + self.c_seqs * seqs) / self.dp * per_flop,
+                    (self.weights_bytes + self.k_act * tokens / self.dp) / self.memory_rate)
+        attention = max(attn_flops / self.dp * per_flop, self.k_kv * (held_sum + layers * tokens) / self.dp / kv_rate)
+        experts = 0.0
         if self.moe_num_experts:
             n = self.moe_num_experts
             expert_bytes = self.moe_bytes_per_expert * n * (1.0 - ((n - self.moe_top_k) / n) ** tokens)
             experts = max(self.c_expert * tokens * self.imbalance(tokens) * per_flop, expert_bytes / self.memory_rate)
-        return (max(per_rank * per_flop, t_m) + experts + t_x + self.step_overhead_s
-                + self.request_overhead_s * seqs / self.dp)
+        t_x = self.comm_per_token_s * tokens + self.comm_fixed_s
+        return gemms + attention + experts + t_x + self.step_overhead_s + self.request_overhead_s * seqs / self.dp
 
 
 def roofline_step_cost(

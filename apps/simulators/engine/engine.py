@@ -506,28 +506,37 @@ class Engine:
     def _price_sums(self, nd: int, ks: list[int], cs: list[int]) -> float:
         """Roofline step time of D (nd members advancing, 0 if it does not) plus sequences (k new tokens, context c)."""
         cost = self.roofline_cost
-        tokens = nd
-        x = h = 0
+        tokens = decodes = nd
+        x = h = xd = 0  # xd: the decodes' share of x (a sequence of one new token is a decode, as in __call__)
         g_layers = cost.global_layers
         if not self._local:
             for k, c in zip(ks, cs, strict=True):
                 tokens += k
                 x += k * (2 * c + k + 1)
                 h += c
+                if k == 1:
+                    decodes += 1
+                    xd += 2 * c + 2
             if nd:
                 x += 2 * (self._sum_ctx + nd)
+                xd += 2 * (self._sum_ctx + nd)
                 h += self._sum_ctx
-            return cost.time(float(tokens), float(nd + len(ks)), g_layers * (x / 2), g_layers * float(h), float(nd))
+            return cost.time(float(tokens), float(nd + len(ks)), g_layers * (x / 2), g_layers * float(h),
+                             float(decodes), g_layers * (xd / 2))
         l_layers, w = cost.local_layers, self._window
         for k, c in zip(ks, cs, strict=True):
             e = 2 * c + k + 1
             tokens += k
             x += k * (g_layers * e + l_layers * min(e, 2 * w))
             h += g_layers * c + l_layers * min(c, w)
+            if k == 1:
+                decodes += 1
+                xd += g_layers * e + l_layers * min(e, 2 * w)
         if nd:
             x += 2 * g_layers * (self._sum_ctx + nd) + 2 * l_layers * (self._sum_win + self._below)
+            xd += 2 * g_layers * (self._sum_ctx + nd) + 2 * l_layers * (self._sum_win + self._below)
             h += g_layers * self._sum_ctx + l_layers * self._sum_win
-        return cost.time(float(tokens), float(nd + len(ks)), x / 2, float(h), float(nd))
+        return cost.time(float(tokens), float(nd + len(ks)), x / 2, float(h), float(decodes), xd / 2)
 
     def _schedule_after_d(self, budget: int, nd: int, ks: list[int]) -> tuple[list[int], list[int], int] | None:
         """The budget binds, but every decoder in D was admitted before every request outside it: D takes its nd

@@ -18,12 +18,12 @@ Bytes per step per GPU:
 Communication: Megatron TP does 2 all-reduces per layer of T · h · B bytes; ring cost
   2(N−1)/N · M / (BW_link · eff) + 2(N−1)·α with BW_link = one direction of the
   datasheet NVLink/PCIe total.
-step = max(t_compute, t_memory) + t_comm + t_overhead  (comm is on the critical path in
-  vLLM TP; overhead = per-step + per-request CPU cost, + kernel launches per layer in eager mode: step_overhead.py).
-  A MoE layer's routed experts run after the rest of the layer, each part at its own roofline: step =
-  max(t_compute, t_memory) of the rest + max(t_compute, t_memory) of the experts + t_comm + t_overhead (at decode an
-  expert sees T·k/N tokens and may stream weights while attention is compute-bound, or compute while the rest reads
-  the KV cache; one max over the sums would hide one part's time under the other's).
+step = Σ over the parts of a layer of max(t_compute, t_memory) + t_comm + t_overhead: the GEMMs (FLOPs of the weights,
+  bytes of the weights and activations), attention (its FLOPs, the KV bytes) and a MoE layer's routed experts (their
+  FLOPs and the distinct experts' bytes) run one after the other, each at its own roofline. At decode attention reads
+  the KV cache while the GEMMs of a large batch are compute-bound, and an expert sees T·k/N tokens; one max over the
+  summed work would hide one part's time under another's. Comm is on the critical path in vLLM TP; overhead = per-step
+  + per-request CPU cost, + kernel launches per layer in eager mode (step_overhead.py).
 Parallelism (parallel.py), for one DP rank's batch: non-expert FLOPs and bytes ÷ TP; the routed experts of a MoE
   layer see the tokens of all DP ranks (T_g = DP · T) spread over TP · DP GPUs, so expert FLOPs per GPU =
   2 · (routed active params) · T_g / (TP · DP) × the busiest EP rank's imbalance (moe.ep_rank_imbalance; 1 without
@@ -125,10 +125,10 @@ _HOPPER_ROWS = ("TensorRT-LLM trtllm-bench offline throughput, fixtures/serving-
                 "llama-3.1-8b-fp8-h100-tp1, llama-3.1-8b-fp8-h200-tp1, llama-3.3-70b-fp8-h100-tp2, "
                 "llama-3.3-70b-fp8-h200-tp1, llama-3.1-405b-fp8-h100-tp8, llama-3.1-405b-fp8-h200-tp8 (60 rows), and NVIDIA "
                 "NIM's Llama 3.3 70B on 2 x H100, fixtures/serving-measurements-external.yaml setups nim-* (9 rows); FP8; "
-                "range: 2.5th-97.5th percentile of measured/predicted 0.743-1.250")
+                "range: 2.5th-97.5th percentile of measured/predicted 0.746-1.194")
 _BLACKWELL_ROWS = ("TensorRT-LLM trtllm-bench offline throughput, fixtures/serving-measurements.yaml setups "
                    "llama-3.3-70b-fp4-b200-tp1, llama-3.1-405b-fp4-b200-tp4 (20 rows, NVFP4 weights, FP8 KV); "
-                   "range: 2.5th-97.5th percentile of measured/predicted 0.833-1.247")
+                   "range: 2.5th-97.5th percentile of measured/predicted 0.869-1.128")
 _NOT_IDENTIFIED = "not identified by the fit's rows (fewer than three depend on it), so {start}"
 
 
@@ -146,19 +146,19 @@ def _fitted(family: str, peak: str, fit: str, mfu, decode_mfu, mbu, kv, held: di
                             kv_read_efficiency=prior("kv_read_efficiency", kv, "KV-cache read efficiency"))
 
 
-HOPPER_PRIORS = _fitted("Hopper", "", _FIT + _HOPPER_ROWS, (0.424, 0.5706, 0.713), (0.251, 0.3376, 0.422),
-                        (0.446, 0.60, 0.750), (0.462, 0.6218, 0.777))
-BLACKWELL_PRIORS = _fitted("Blackwell", " (of the NVFP4 peak)", _FIT + _BLACKWELL_ROWS, (0.380, 0.4557, 0.568),
-                           (0.179, 0.2152, 0.268), (0.500, 0.60, 0.748), (0.314, 0.3771, 0.470),
+HOPPER_PRIORS = _fitted("Hopper", "", _FIT + _HOPPER_ROWS, (0.410, 0.5496, 0.656), (0.285, 0.3825, 0.457),
+                        (0.447, 0.60, 0.717), (0.642, 0.8606, 1.0))
+BLACKWELL_PRIORS = _fitted("Blackwell", " (of the NVFP4 peak)", _FIT + _BLACKWELL_ROWS, (0.367, 0.4227, 0.477),
+                           (0.249, 0.2869, 0.324), (0.521, 0.60, 0.677), (0.459, 0.5285, 0.596),
                            held={"mbu": "Hopper FP8's fitted 0.60, the fit Blackwell starts from"})
 # AMD CDNA3 (MI300X) in FP8 under vLLM, fitted to AMD's ROCm blog and performance pages and Oracle Cloud's blog (36 rows
 # of Llama 3.1 70B and 405B FP8 at TP 8, offline throughput, fixed concurrency and static-batch latency). vLLM on these
 # GPUs reaches far smaller shares of the peaks than TensorRT-LLM on Hopper, and batch-1 latencies are still slower than
 # predicted (step overheads and RCCL latency the roofline does not model; see benchmarks/README.md).
 _CDNA3_ROWS = ("vLLM on MI300X, fixtures/serving-measurements-external.yaml setups amd-rocm-blog-*, amd-docs-*, oracle-* "
-               "(36 rows, FP8 weights); range: 2.5th-97.5th percentile of measured/predicted 0.508-1.392")
-CDNA3_PRIORS = _fitted("CDNA3", " (of the FP8 peak)", _FIT + _CDNA3_ROWS, (0.074, 0.1461, 0.203),
-                       (0.073, 0.1443, 0.201), (0.305, 0.60, 0.835), (0.381, 0.75, 1.0),
+               "(36 rows, FP8 weights); range: 2.5th-97.5th percentile of measured/predicted 0.511-1.321")
+CDNA3_PRIORS = _fitted("CDNA3", " (of the FP8 peak)", _FIT + _CDNA3_ROWS, (0.075, 0.1461, 0.193),
+                       (0.082, 0.1595, 0.211), (0.307, 0.60, 0.792), (0.383, 0.75, 0.991),
                        held={"kv_read_efficiency": "the hand-set prior 0.75"})
 # NVIDIA Ampere (A100) in BF16/FP16: LMDeploy's TurboMind on A100 80GB (40 rows of Llama 2 7B and 70B in FP16 at 1 to 64
 # concurrent sessions), vLLM's performance CI (2 static-batch latencies of Llama 3.1 8B and 70B in BF16) and GPUStack's
@@ -183,7 +183,7 @@ DERIVED_PRIORS = {
     ("hopper", "bf16"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to the BF16 peak and "
                          "the same HBM (the same attention kernels and weight streaming; only the GEMM dtype differs)"),
     ("blackwell", "fp8"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to B200's FP8 peak and "
-                           "HBM3e bandwidth (the NVFP4 fit's KV-read efficiency 0.38 is an FP4-run effect, not a "
+                           "HBM3e bandwidth (the NVFP4 fit's KV-read efficiency 0.53 is an FP4-run effect, not a "
                            "property of FP8 kernels), so B200/H200 follows the peak and bandwidth ratios"),
     ("blackwell", "bf16"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to B200's BF16 peak "
                             "and HBM3e bandwidth"),
@@ -289,6 +289,8 @@ class StepResult:
     priors: dict = field(default_factory=dict)
     expert_imbalance: float | np.ndarray = 1.0     # busiest EP rank's load ÷ mean (1 without EP)
     all_to_all_time_s: float | np.ndarray = 0.0    # MoE dispatch + combine per step (part of communication)
+    # (compute, memory) seconds of each part of a layer, which run one after the other: gemms, attention, experts
+    part_times_s: dict = field(default_factory=dict)
     parallel: Parallelism = field(default_factory=Parallelism)
 
 
@@ -369,7 +371,7 @@ def step_time(
     for key, (mfu_, decode_mfu_, mbu_, kvbu_, eff_) in _prior_picks(priors).items():  # with step_overhead.py's cost
         times[key] = _times(w, peak, bw, link_bw, link_latency_s, par, b, model, mfu_, decode_mfu_, mbu_, kvbu_, eff_,
                             step_overhead(priors, model.num_layers, cuda_graphs=cuda_graphs, case=key))
-    t_c, t_m, t_x, t_o, step, a2a = times["expected"]
+    t_c, t_m, t_x, t_o, step, a2a, parts = times["expected"]
     fast, slow = times["optimistic"][4], times["pessimistic"][4]
     tokens = b * n
     stack = np.stack(np.broadcast_arrays(t_c, t_m, t_x, t_o))
@@ -410,6 +412,7 @@ def step_time(
         expert_imbalance=out(w["imbalance"]),
         all_to_all_time_s=out(a2a),
         parallel=par,
+        part_times_s={name: (out(c), out(m)) for name, (c, m) in parts.items()},
     )
     note = _note(result, model, gpu, int(tp), bound_idx)
     slower_attention = (f" Attention's matmuls take the {kv_dtype} cache's operands and run at "
@@ -494,14 +497,15 @@ def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, decode_
            overhead: StepOverhead):
     tp, layers = par.tp, model.num_layers
     mfu = np.where(w["decode"], decode_mfu, mfu)  # a step of one new token per sequence is a decode step
-    # The routed experts' grouped GEMMs and the rest of the layer run one after the other, each at its own roofline:
-    # at decode an expert sees T·k/N of the tokens and streams its weights while the dense GEMMs and attention may be
-    # compute-bound, so one max over the summed work would let one's idle resource hide the other's time.
+    # The GEMMs, attention and the routed experts run one after the other, each at its own roofline (module
+    # docstring): at decode attention streams the KV cache while a large batch's GEMMs are compute-bound.
     t_ce = par.pp * w["experts_gpu"] / (peak * mfu)
     t_me = par.pp * w["expert_bytes_gpu"] / (bw * mbu)
-    t_cd = par.pp * (w["compute_flops_gpu"] - w["experts_gpu"]) / (peak * mfu)  # the stages run one after another
-    t_md = par.pp * ((w["weights_gpu"] - w["expert_bytes_gpu"] + w["act_gpu"]) / (bw * mbu) + w["kv_gpu"] / (bw * kvbu))
-    t_c, t_m = t_cd + t_ce, t_md + t_me
+    t_ca = par.pp * w["attn_gpu"] * w["attn_cost"] / (peak * mfu)
+    t_ma = par.pp * w["kv_gpu"] / (bw * kvbu)
+    t_cd = par.pp * w["compute_flops_gpu"] / (peak * mfu) - t_ce - t_ca  # the stages run one after another
+    t_md = par.pp * (w["weights_gpu"] - w["expert_bytes_gpu"] + w["act_gpu"]) / (bw * mbu)
+    t_c, t_m = t_cd + t_ce + t_ca, t_md + t_me + t_ma
     if tp > 1:
         ring = 2.0 * (tp - 1) / tp * w["msg_bytes"] / (link_bw * eff) + 2.0 * (tp - 1) * alpha
         t_x = 2.0 * layers * ring
@@ -511,7 +515,8 @@ def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, decode_
     stage_bw = link_bw if par.gpus <= GPUS_PER_NODE else SCALE_OUT_BANDWIDTH_BYTES_PER_S
     t_x = t_x + a2a + (par.pp - 1) * (w["msg_bytes"] / (stage_bw * eff) + alpha)
     t_o = overhead.total(b)  # engine-loop CPU + per-request + (eager) kernel launches, step_overhead.py
-    return t_c, t_m, t_x, t_o, np.maximum(t_cd, t_md) + np.maximum(t_ce, t_me) + t_x + t_o, a2a
+    step = np.maximum(t_cd, t_md) + np.maximum(t_ca, t_ma) + np.maximum(t_ce, t_me) + t_x + t_o
+    return t_c, t_m, t_x, t_o, step, a2a, {"gemms": (t_cd, t_md), "attention": (t_ca, t_ma), "experts": (t_ce, t_me)}
 
 
 def _replace(r: StepResult, **changes) -> StepResult:
@@ -583,10 +588,11 @@ def _derivation(model, gpu, w, peak, bw, b, ctx, n, par: Parallelism, r, pr, wei
         f"t_comm = 2·L·[2(N−1)/N·T·h·B/(BW_link·{pr.comm_efficiency.expected:g}) + 2(N−1)·α]{moe_comm}"
         + (f" + {par.pp - 1} stage sends of T·h·B" if par.pp > 1 else "") +
         f" = {fmt(r.communication_time_s, 's')}; overhead {fmt(r.overhead_time_s, 's')}. "
-        + ("step = max(t_compute, t_memory) + t_comm + overhead = " if not model.is_moe else
-           f"step = max(t_compute, t_memory) of the rest + max(t_compute, t_memory) of the routed experts "
-           f"({fmt(w['experts_gpu'], 'FLOP')}, {fmt(w['expert_bytes_gpu'], 'B')} per GPU: each part at its own "
-           f"roofline, one after the other) + t_comm + overhead = ")
+        + "step = max(t_compute, t_memory) of the GEMMs + max(t_compute, t_memory) of attention (its "
+        f"{fmt(w['attn_gpu'], 'FLOP')} and the KV reads) "
+        + (f"+ max(t_compute, t_memory) of the routed experts ({fmt(w['experts_gpu'], 'FLOP')}, "
+           f"{fmt(w['expert_bytes_gpu'], 'B')} per GPU) " if model.is_moe else "")
+        + "(each part at its own roofline, one after the other) + t_comm + overhead = "
         + f"{fmt(r.step_time_s, 's')} "
         f"(range {fmt(r.step_time_s_range[0], 's')} – {fmt(r.step_time_s_range[1], 's')}); "
         f"throughput = T/step = {fmt(r.tokens_per_s, 'tokens/s')}"

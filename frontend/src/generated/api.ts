@@ -6904,6 +6904,15 @@ export interface components {
             /** @description FSRS-6 weights in use (empty: defaults) */
             readonly parameters: number[];
         };
+        StepPart: {
+            part: string;
+            /** Format: double */
+            compute_seconds: number;
+            /** Format: double */
+            memory_seconds: number;
+            /** Format: double */
+            seconds: number;
+        };
         /** @description Pipeline, data and expert parallelism beside tensor_parallel (checked against the model: 400 naming the field). */
         StepTimeInputRequest: {
             /** @description Catalog model slug, e.g. llama-3.1-8b */
@@ -6966,6 +6975,8 @@ export interface components {
             warnings: string[];
             model: components["schemas"]["ModelSummary"];
             gpu: components["schemas"]["GPUSummary"];
+            /** @description The parts of a layer, which run one after the other: the GEMMs (weights and activations), attention (its FLOPs and the KV reads) and a MoE model's routed experts. Each takes the longer of its compute and memory time; their sum plus communication and overhead is the step */
+            parts: components["schemas"]["StepPart"][];
             step_seconds_range: number[];
             tokens_per_s_range: number[];
             roofline: components["schemas"]["Roofline"];

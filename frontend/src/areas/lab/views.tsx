@@ -52,13 +52,20 @@ export function StepView({ step }: { step: SimulatorResults["step-time"] }) {
   );
 }
 
+const PART_LABELS: Record<string, string> = { gemms: "GEMMs", attention: "Attention", experts: "Experts" };
+
+/** The parts of a layer run one after the other, each at the longer of its compute and memory time (coloured by
+ * which), then communication and overhead: the bars add up to the step. */
 function TimeBars({ step }: { step: SimulatorResults["step-time"] }) {
   return (
-    <HBars title="Time per step by resource (the longest of compute and memory, plus communication, sets the step)" fmt={fmtSeconds}
+    <HBars title="Time per step by resource, part by part (each part of a layer takes the longer of its compute and memory; the bars add up to the step)" fmt={fmtSeconds}
       bars={[
-        { label: "Compute", value: step.compute_seconds, color: C.compute },
-        { label: "Memory", value: step.memory_seconds, color: C.memory },
+        ...step.parts.map((p) => {
+          const bound = p.compute_seconds >= p.memory_seconds ? "compute" : "memory";
+          return { label: `${PART_LABELS[p.part] ?? p.part} (${bound})`, value: p.seconds, color: C[bound] };
+        }),
         { label: "Communication", value: step.communication_seconds, color: C.communication },
+        { label: "Overhead", value: step.overhead_seconds, color: C.overhead },
       ]} />
   );
 }
