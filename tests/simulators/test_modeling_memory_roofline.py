@@ -163,7 +163,7 @@ def test_each_part_of_a_layer_runs_at_its_own_roofline_one_after_the_other():
     MBU = KV-read efficiency = 0.8. The GEMMs outside the experts are compute-bound, attention reads the KV cache of
     1,024 sequences (memory-bound), and the experts see 1,024 · 2 / 8 = 256 tokens each (compute-bound). The kernels
     run one after the other, so the step is the sum of each part's own bound; one max over the summed work would hide
-    the KV reads under the GEMMs' compute (8.97 ms less here)."""
+    the KV reads under the GEMMs' compute (8.69 ms less here: 8.97 ms of reads less attention's 0.28 ms of compute)."""
     from dataclasses import replace
 
     from apps.simulators.engine.costs import roofline_step_cost
