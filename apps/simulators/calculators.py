@@ -238,8 +238,8 @@ def step_time_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, phase: str, batch
         "memory_seconds": r.memory_time_s,
         "communication_seconds": r.communication_time_s,
         "overhead_seconds": r.overhead_time_s,
-        "parts": [{"part": name, "compute_seconds": c, "memory_seconds": m, "seconds": max(c, m)}
-                  for name, (c, m) in r.part_times_s.items() if name != "experts" or model.is_moe],
+        "parts": [{"part": name, "compute_seconds": compute, "memory_seconds": memory, "seconds": max(compute, memory)}
+                  for name, (compute, memory) in r.part_times_s.items()],
         "step_seconds": r.step_time_s,
         "step_seconds_range": r.step_time_s_range,
         "tokens_per_s": r.tokens_per_s,

@@ -518,23 +518,23 @@ class Engine:
                     decodes += 1
                     xd += 2 * c + 2
             if nd:
-                x += 2 * (self._sum_ctx + nd)
-                xd += 2 * (self._sum_ctx + nd)
-                h += self._sum_ctx
+                block = 2 * (self._sum_ctx + nd)
+                x, xd, h = x + block, xd + block, h + self._sum_ctx
             return cost.time(float(tokens), float(nd + len(ks)), g_layers * (x / 2), g_layers * float(h),
                              float(decodes), g_layers * (xd / 2))
         l_layers, w = cost.local_layers, self._window
         for k, c in zip(ks, cs, strict=True):
             e = 2 * c + k + 1
             tokens += k
-            x += k * (g_layers * e + l_layers * min(e, 2 * w))
+            per_token = g_layers * e + l_layers * min(e, 2 * w)
+            x += k * per_token
             h += g_layers * c + l_layers * min(c, w)
             if k == 1:
                 decodes += 1
-                xd += g_layers * e + l_layers * min(e, 2 * w)
+                xd += per_token
         if nd:
-            x += 2 * g_layers * (self._sum_ctx + nd) + 2 * l_layers * (self._sum_win + self._below)
-            xd += 2 * g_layers * (self._sum_ctx + nd) + 2 * l_layers * (self._sum_win + self._below)
+            block = 2 * g_layers * (self._sum_ctx + nd) + 2 * l_layers * (self._sum_win + self._below)
+            x, xd = x + block, xd + block
             h += g_layers * self._sum_ctx + l_layers * self._sum_win
         return cost.time(float(tokens), float(nd + len(ks)), x / 2, float(h), float(decodes), xd / 2)
 

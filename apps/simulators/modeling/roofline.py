@@ -289,7 +289,7 @@ class StepResult:
     priors: dict = field(default_factory=dict)
     expert_imbalance: float | np.ndarray = 1.0     # busiest EP rank's load ÷ mean (1 without EP)
     all_to_all_time_s: float | np.ndarray = 0.0    # MoE dispatch + combine per step (part of communication)
-    # (compute, memory) seconds of each part of a layer, which run one after the other: gemms, attention, experts
+    # (compute, memory) seconds of each part of a layer, which run one after the other: gemms, attention, experts (MoE)
     part_times_s: dict = field(default_factory=dict)
     parallel: Parallelism = field(default_factory=Parallelism)
 
@@ -516,7 +516,8 @@ def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, decode_
     t_x = t_x + a2a + (par.pp - 1) * (w["msg_bytes"] / (stage_bw * eff) + alpha)
     t_o = overhead.total(b)  # engine-loop CPU + per-request + (eager) kernel launches, step_overhead.py
     step = np.maximum(t_cd, t_md) + np.maximum(t_ca, t_ma) + np.maximum(t_ce, t_me) + t_x + t_o
-    return t_c, t_m, t_x, t_o, step, a2a, {"gemms": (t_cd, t_md), "attention": (t_ca, t_ma), "experts": (t_ce, t_me)}
+    parts = {"gemms": (t_cd, t_md), "attention": (t_ca, t_ma), **({"experts": (t_ce, t_me)} if model.is_moe else {})}
+    return t_c, t_m, t_x, t_o, step, a2a, parts
 
 
 def _replace(r: StepResult, **changes) -> StepResult:
