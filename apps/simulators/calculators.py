@@ -20,6 +20,7 @@ from apps.core.exceptions import InvalidInput
 from apps.core.models import Status
 from apps.core.validation import clean_or_400
 from apps.simulators import modeling as m
+from apps.simulators.modeling.roofline import SERIAL_PARTS
 from apps.simulators.modeling.vllm_defaults import GPU_MEMORY_UTILIZATION
 from apps.simulators.models import GPU, ModelConfig
 from apps.simulators.tokenizer import Tokenized, approximate_tokenize, client_tokens
@@ -90,10 +91,10 @@ def moe_warnings(model: m.ModelSpec) -> list[str]:
         return []
     return [f"{model.name} is a mixture-of-experts model, and the efficiency priors are fitted on dense models. "
             "Published MoE measurements ran slower than they predict (median of each setup's runs): DeepSeek-R1 on "
-            "8 × H200 by about 3.5x on vLLM 0.7 and SGLang 0.4 and by 1.6x on vLLM 0.11, on TensorRT-LLM with "
-            "data-parallel attention and EP by 2.2x on 8 × H200 and 1.5x on 4 × B200, gpt-oss-120b on TensorRT-LLM "
-            "by 1.4-2.5x and on SGLang at batch 1 (H100, B200) by 2-2.8x; Mixtral 8x7B on vLLM and TensorRT-LLM "
-            "came within 0.8-1.7x (median 1.2x). Treat these "
+            "8 × H200 by about 3.1-3.3x on vLLM 0.7 and SGLang 0.4 and by 1.6x on vLLM 0.11, on TensorRT-LLM with "
+            "data-parallel attention and EP by 2.0x on 8 × H200 and 1.4x on 4 × B200, gpt-oss-120b on TensorRT-LLM "
+            "by 1.3-2.4x and on SGLang at batch 1 (H100, B200) by 2-2.8x; Mixtral 8x7B on vLLM and TensorRT-LLM "
+            "came within 0.8-1.5x (median 1.0x). Treat these "
             "times as optimistic."]
 
 
@@ -238,8 +239,9 @@ def step_time_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, phase: str, batch
         "memory_seconds": r.memory_time_s,
         "communication_seconds": r.communication_time_s,
         "overhead_seconds": r.overhead_time_s,
-        "parts": [{"part": name, "compute_seconds": compute, "memory_seconds": memory, "seconds": max(compute, memory)}
-                  for name, (compute, memory) in r.part_times_s.items()],
+        "parts": [{"part": name, "compute_seconds": compute, "memory_seconds": memory, "seconds": seconds,
+                   "overlapped": name not in SERIAL_PARTS}
+                  for name, (compute, memory, seconds) in r.part_times_s.items()],
         "step_seconds": r.step_time_s,
         "step_seconds_range": r.step_time_s_range,
         "tokens_per_s": r.tokens_per_s,

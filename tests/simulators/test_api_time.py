@@ -314,14 +314,18 @@ def test_a_mixture_of_experts_answer_says_its_priors_are_fitted_on_dense_models(
 
 
 def test_step_time_names_the_parts_of_a_layer_and_they_add_up_to_the_step(api_client):
-    # Mixtral 8x7B, decode at batch 1,024 over 512 tokens on one H200 in FP8: the GEMMs, attention and the routed
-    # experts, each at the longer of its compute and memory time (test_modeling_memory_roofline.py derives the
-    # same step by hand at fixed priors); a dense model has no experts part.
+    # Mixtral 8x7B, decode at batch 1,024 over 512 tokens on one H200 in FP8: the GEMMs and attention, each at the
+    # longer of its compute and memory time, and the routed experts at their sum, the no-overlap bound
+    # (test_modeling_memory_roofline.py derives the same step by hand at fixed priors); a dense model has no experts
+    # part.
     moe = step(api_client, model="mixtral-8x7b", gpu="h200", phase="decode", batch_size=1024, context_tokens=512,
                weight_dtype="fp8", kv_dtype="fp8")
     assert [p["part"] for p in moe["parts"]] == ["gemms", "attention", "experts"]
-    for p in moe["parts"]:
+    assert [p["overlapped"] for p in moe["parts"]] == [True, True, False]
+    for p in moe["parts"][:2]:
         assert p["seconds"] == max(p["compute_seconds"], p["memory_seconds"])
+    experts = moe["parts"][2]
+    assert experts["seconds"] == pytest.approx(experts["compute_seconds"] + experts["memory_seconds"], rel=1e-12)
     assert sum(p["compute_seconds"] for p in moe["parts"]) == pytest.approx(moe["compute_seconds"], rel=1e-12)
     assert sum(p["memory_seconds"] for p in moe["parts"]) == pytest.approx(moe["memory_seconds"], rel=1e-12)
     assert sum(p["seconds"] for p in moe["parts"]) + moe["communication_seconds"] + moe["overhead_seconds"] == (

@@ -162,8 +162,10 @@ def test_each_part_of_a_layer_runs_at_its_own_roofline_one_after_the_other():
     """Mixtral 8x7B in FP8 with an FP8 cache on one H200, decode at batch 1,024 over 512 cached tokens, MFU 0.5 and
     MBU = KV-read efficiency = 0.8. The GEMMs outside the experts are compute-bound, attention reads the KV cache of
     1,024 sequences (memory-bound), and the experts see 1,024 · 2 / 8 = 256 tokens each (compute-bound). The kernels
-    run one after the other, so the step is the sum of each part's own bound; one max over the summed work would hide
-    the KV reads under the GEMMs' compute (8.69 ms less here: 8.97 ms of reads less attention's 0.28 ms of compute)."""
+    run one after the other, so the step is the sum of each part's own bound, and the routed experts take the
+    no-overlap bound, their compute plus their weight streaming. One max over the summed work would hide the KV reads
+    and the experts' weight reads under the compute (20.43 ms less here: 8.97 ms of KV reads less attention's 0.28 ms
+    of compute, plus 11.74 ms of expert weights)."""
     from dataclasses import replace
 
     from apps.simulators.engine.costs import roofline_step_cost
@@ -197,9 +199,11 @@ def test_each_part_of_a_layer_runs_at_its_own_roofline_one_after_the_other():
     assert r.compute_time_s == pytest.approx(gemms + attention_flops + experts, rel=1e-9)
     assert r.memory_time_s == pytest.approx(gemm_bytes + kv_reads + expert_bytes, rel=1e-9)
     fixed = r.communication_time_s + r.overhead_time_s
-    assert r.step_time_s == pytest.approx(gemms + kv_reads + experts + fixed, rel=1e-9)
+    assert expert_bytes == pytest.approx(11.744e-3, rel=1e-4)
+    assert r.step_time_s == pytest.approx(gemms + kv_reads + experts + expert_bytes + fixed, rel=1e-9)
     assert r.step_time_s - (max(r.compute_time_s, r.memory_time_s) + fixed) == pytest.approx(
-        kv_reads - attention_flops, rel=1e-9)
+        kv_reads - attention_flops + expert_bytes, rel=1e-9)
+    assert r.step_time_s - (max(r.compute_time_s, r.memory_time_s) + fixed) == pytest.approx(20.43e-3, rel=1e-3)
     # the engine prices the same step the same way
     cost = roofline_step_cost(m, g, weight_dtype="fp8", kv_dtype="fp8", priors=replace(PRIORS, **flat))
     assert cost(np.ones(1024), np.full(1024, 512.0)) == pytest.approx(r.step_time_s, rel=1e-12)

@@ -110,10 +110,12 @@ StepTimeOutput = output(
     "StepTimeOutput", model=Summary(), gpu=GPUSummary(), phase=S, tokens=I, flops=F, bytes=F, weight_bytes=F,
     kv_bytes=F, arithmetic_intensity_flops_per_byte=F, ridge_point_flops_per_byte=F, peak_flops_per_s=F,
     compute_seconds=F, memory_seconds=F, communication_seconds=F, overhead_seconds=F,
-    parts=output("StepPart", part=S, compute_seconds=F, memory_seconds=F, seconds=F)(
+    parts=output("StepPart", part=S, compute_seconds=F, memory_seconds=F, seconds=F, overlapped=B)(
         many=True, help_text="The parts of a layer, which run one after the other: the GEMMs (weights and activations), "
-                  "attention (its FLOPs and the KV reads) and a MoE model's routed experts. Each takes the longer of "
-                  "its compute and memory time; their sum plus communication and overhead is the step"),
+                  "attention (its FLOPs and the KV reads) and a MoE model's routed experts. A part whose compute and "
+                  "memory traffic overlap (`overlapped`: the GEMMs, attention) takes the longer of the two; the "
+                  "routed experts take their sum (the no-overlap bound). The parts' seconds plus communication and "
+                  "overhead make the step"),
     step_seconds=F,
     step_seconds_range=floats(), tokens_per_s=F, tokens_per_s_range=floats(), output_tokens_per_s=F,
     deployment_tokens_per_s=F, expert_imbalance=F, all_to_all_seconds=F, **parallel(), bound=S,

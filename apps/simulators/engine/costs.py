@@ -138,7 +138,8 @@ class RooflineStepCost:
         if self.moe_num_experts:
             n = self.moe_num_experts
             expert_bytes = self.moe_bytes_per_expert * n * (1.0 - ((n - self.moe_top_k) / n) ** tokens)
-            experts = max(self.c_expert * tokens * self.imbalance(tokens) * per_flop, expert_bytes / self.memory_rate)
+            # compute and weight streaming of the routed experts add up (roofline._times: the no-overlap bound)
+            experts = self.c_expert * tokens * self.imbalance(tokens) * per_flop + expert_bytes / self.memory_rate
         t_x = self.comm_per_token_s * tokens + self.comm_fixed_s
         return gemms + attention + experts + t_x + self.step_overhead_s + self.request_overhead_s * seqs / self.dp
 

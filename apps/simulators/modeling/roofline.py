@@ -18,12 +18,16 @@ Bytes per step per GPU:
 Communication: Megatron TP does 2 all-reduces per layer of T · h · B bytes; ring cost
   2(N−1)/N · M / (BW_link · eff) + 2(N−1)·α with BW_link = one direction of the
   datasheet NVLink/PCIe total.
-step = Σ over the parts of a layer of max(t_compute, t_memory) + t_comm + t_overhead: the GEMMs (FLOPs of the weights,
-  bytes of the weights and activations), attention (its FLOPs, the KV bytes) and a MoE layer's routed experts (their
-  FLOPs and the distinct experts' bytes) run one after the other, each at its own roofline. At decode attention reads
-  the KV cache while the GEMMs of a large batch are compute-bound, and an expert sees T·k/N tokens; one max over the
-  summed work would hide one part's time under another's. Comm is on the critical path in vLLM TP; overhead = per-step
-  + per-request CPU cost, + kernel launches per layer in eager mode (step_overhead.py).
+step = max(t_compute, t_memory) of the GEMMs (FLOPs of the weights, bytes of the weights and activations)
+  + max(t_compute, t_memory) of attention (its FLOPs, the KV bytes) + (t_compute + t_memory) of a MoE layer's routed
+  experts (their FLOPs and the distinct experts' bytes) + t_comm + t_overhead. The parts run one after the other, each
+  at its own roofline: at decode attention reads the KV cache while the GEMMs of a large batch are compute-bound, and
+  an expert sees T·k/N tokens; one max over the summed work would hide one part's time under another's. The routed
+  experts take the no-overlap bound, compute plus weight streaming: measured, MoE layers run slower than the larger of
+  the two (on the held-out MoE rows of benchmarks/calibration.py the sum lands more of them inside their range, for
+  Mixtral, gpt-oss and DeepSeek alike; benchmarks/README.md), and a kernel-level model of grouped expert GEMMs is not
+  built. Comm is on the critical path in vLLM TP; overhead = per-step + per-request CPU cost, + kernel launches per
+  layer in eager mode (step_overhead.py).
 Parallelism (parallel.py), for one DP rank's batch: non-expert FLOPs and bytes ÷ TP; the routed experts of a MoE
   layer see the tokens of all DP ranks (T_g = DP · T) spread over TP · DP GPUs, so expert FLOPs per GPU =
   2 · (routed active params) · T_g / (TP · DP) × the busiest EP rank's imbalance (moe.ep_rank_imbalance; 1 without
@@ -259,6 +263,9 @@ def priors_for(gpu: GPUSpec, weight_dtype: str = "bf16") -> EfficiencyPriors:
     return prior_basis(gpu, weight_dtype)[0]
 
 
+# The parts of a layer whose compute and memory traffic add up instead of overlapping: a MoE layer's routed experts
+# (the no-overlap bound; module docstring). The others take the longer of the two.
+SERIAL_PARTS = frozenset({"experts"})
 DEFAULT_LINK_LATENCY_S = 1e-6  # per ring hop; NVLink ~1 µs, PCIe a few µs (GenZ uses 5 µs + hops)
 BOUNDS = ("compute", "memory", "communication", "overhead")
 
@@ -289,7 +296,7 @@ class StepResult:
     priors: dict = field(default_factory=dict)
     expert_imbalance: float | np.ndarray = 1.0     # busiest EP rank's load ÷ mean (1 without EP)
     all_to_all_time_s: float | np.ndarray = 0.0    # MoE dispatch + combine per step (part of communication)
-    # (compute, memory) seconds of each part of a layer, which run one after the other: gemms, attention, experts (MoE)
+    # (compute, memory, seconds) of each part of a layer, which run one after the other: gemms, attention, experts (MoE)
     part_times_s: dict = field(default_factory=dict)
     parallel: Parallelism = field(default_factory=Parallelism)
 
@@ -412,7 +419,7 @@ def step_time(
         expert_imbalance=out(w["imbalance"]),
         all_to_all_time_s=out(a2a),
         parallel=par,
-        part_times_s={name: (out(c), out(m)) for name, (c, m) in parts.items()},
+        part_times_s={name: tuple(out(v) for v in times) for name, times in parts.items()},
     )
     note = _note(result, model, gpu, int(tp), bound_idx)
     slower_attention = (f" Attention's matmuls take the {kv_dtype} cache's operands and run at "
@@ -515,8 +522,9 @@ def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, decode_
     stage_bw = link_bw if par.gpus <= GPUS_PER_NODE else SCALE_OUT_BANDWIDTH_BYTES_PER_S
     t_x = t_x + a2a + (par.pp - 1) * (w["msg_bytes"] / (stage_bw * eff) + alpha)
     t_o = overhead.total(b)  # engine-loop CPU + per-request + (eager) kernel launches, step_overhead.py
-    step = np.maximum(t_cd, t_md) + np.maximum(t_ca, t_ma) + np.maximum(t_ce, t_me) + t_x + t_o
-    parts = {"gemms": (t_cd, t_md), "attention": (t_ca, t_ma), **({"experts": (t_ce, t_me)} if model.is_moe else {})}
+    times = {"gemms": (t_cd, t_md), "attention": (t_ca, t_ma), **({"experts": (t_ce, t_me)} if model.is_moe else {})}
+    parts = {name: (c, m, c + m if name in SERIAL_PARTS else np.maximum(c, m)) for name, (c, m) in times.items()}
+    step = sum(seconds for _, _, seconds in parts.values()) + t_x + t_o
     return t_c, t_m, t_x, t_o, step, a2a, parts
 
 

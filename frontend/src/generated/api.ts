@@ -6912,6 +6912,7 @@ export interface components {
             memory_seconds: number;
             /** Format: double */
             seconds: number;
+            overlapped: boolean;
         };
         /** @description Pipeline, data and expert parallelism beside tensor_parallel (checked against the model: 400 naming the field). */
         StepTimeInputRequest: {
@@ -6975,7 +6976,7 @@ export interface components {
             warnings: string[];
             model: components["schemas"]["ModelSummary"];
             gpu: components["schemas"]["GPUSummary"];
-            /** @description The parts of a layer, which run one after the other: the GEMMs (weights and activations), attention (its FLOPs and the KV reads) and a MoE model's routed experts. Each takes the longer of its compute and memory time; their sum plus communication and overhead is the step */
+            /** @description The parts of a layer, which run one after the other: the GEMMs (weights and activations), attention (its FLOPs and the KV reads) and a MoE model's routed experts. A part whose compute and memory traffic overlap (`overlapped`: the GEMMs, attention) takes the longer of the two; the routed experts take their sum (the no-overlap bound). The parts' seconds plus communication and overhead make the step */
             parts: components["schemas"]["StepPart"][];
             step_seconds_range: number[];
             tokens_per_s_range: number[];

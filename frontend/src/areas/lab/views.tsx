@@ -54,15 +54,23 @@ export function StepView({ step }: { step: SimulatorResults["step-time"] }) {
 
 const PART_LABELS: Record<string, string> = { gemms: "GEMMs", attention: "Attention", experts: "Experts" };
 
-/** The parts of a layer run one after the other, each at the longer of its compute and memory time (coloured by
- * which), then communication and overhead: the bars add up to the step. */
+/** The parts of a layer run one after the other: a part whose compute and memory overlap takes the longer of the two
+ * (coloured by which), the routed experts their sum (two bars); then communication and overhead: the bars add up to
+ * the step. */
 function TimeBars({ step }: { step: SimulatorResults["step-time"] }) {
   return (
-    <HBars title="Time per step by resource, part by part (each part of a layer takes the longer of its compute and memory; the bars add up to the step)" fmt={fmtSeconds}
+    <HBars title="Time per step by resource, part by part (GEMMs and attention take the longer of their compute and memory, a MoE's experts both; the bars add up to the step)" fmt={fmtSeconds}
       bars={[
-        ...step.parts.map((p) => {
+        ...step.parts.flatMap((p) => {
+          const label = PART_LABELS[p.part] ?? p.part;
+          if (!p.overlapped) {
+            return [
+              { label: `${label} (compute)`, value: p.compute_seconds, color: C.compute },
+              { label: `${label} (memory)`, value: p.memory_seconds, color: C.memory },
+            ];
+          }
           const bound = p.compute_seconds >= p.memory_seconds ? "compute" : "memory";
-          return { label: `${PART_LABELS[p.part] ?? p.part} (${bound})`, value: p.seconds, color: C[bound] };
+          return [{ label: `${label} (${bound})`, value: p.seconds, color: C[bound] }];
         }),
         { label: "Communication", value: step.communication_seconds, color: C.communication },
         { label: "Overhead", value: step.overhead_seconds, color: C.overhead },
