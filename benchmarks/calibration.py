@@ -10,8 +10,11 @@ run's decode batch b and the mean context ISL + OSL/2, the prefill cost per toke
 (one prefill step of the 8,192-token budget, as capacity and the curve take it), and
     output tokens/s = OSL · b / (OSL · t_d + b · ISL · c_p),   TPOT = t_d + b · ISL · c_p / OSL.
 The batch b: an offline run (all requests queued) holds what the KV cache takes at the mean context (paged: requests
-sit at every stage of their decode) at the run's memory share, at most the setup's max_num_seqs (else 2,048); a run
-at a fixed concurrency holds min(concurrency, that); a single-request run holds 1. With data-parallel attention (TensorRT-LLM's DEP: DP
+sit at every stage of their decode) at the run's memory share, at most the setup's max_num_seqs (else 2,048) and at
+most the run's requests per DP rank where the source states them (TensorRT-LLM's $num_requests tables: with fewer
+requests than the engine holds, all run at once, and the steady state at b = n is that run exactly, n·OSL tokens over
+the n prompts' prefill plus OSL decode steps); a run at a fixed concurrency holds min(concurrency, that); a
+single-request run holds 1. With data-parallel attention (TensorRT-LLM's DEP: DP
 ranks of attention, the experts spread over the same GPUs by EP) b is per rank and every rank serves its own share.
 Metrics: output (whole deployment or per GPU) or total tokens/s, requests/s, and TPOT (mean time per output token)
 from the steady state; TTFT and end-to-end latency of a static batch of b requests (vLLM's
@@ -112,6 +115,7 @@ class Row:
     dp: int = 1   # data-parallel attention ranks (TensorRT-LLM's DEP: DP attention with EP over the same GPUs)
     ep: int = 1
     max_num_seqs: int = MAX_BATCH  # the engine's cap on sequences in a step, where the setup states it
+    num_requests: int | None = None  # requests in the run (an offline benchmark's dataset), where the source states it
 
     @property
     def group(self) -> tuple[str, str]:
@@ -128,13 +132,14 @@ def load_rows() -> list[Row]:
         for s in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
             mode = s.get("mode", "offline")
             share = s.get("gpu_memory_utilization", OFFLINE_MEMORY_SHARE if mode == "offline" else 0.9)
+            requests = s.get("num_requests") or {}
             for isl, osl, value in s["results"]:
                 source = publisher or s["publisher"]
                 rows.append(Row(SOURCE_GROUPS.get(source, source), s["setup"], s["model"], s["gpu"], s["tensor_parallel"],
                                 s["weight_dtype"], s["kv_dtype"], mode, s.get("concurrency"), share,
                                 s.get("metric", "output_tokens_per_s"), float(isl), float(osl), float(value),
                                 s.get("data_parallel", 1), s.get("expert_parallel", 1),
-                                s.get("max_num_seqs", MAX_BATCH)))
+                                s.get("max_num_seqs", MAX_BATCH), requests.get(f"{isl}/{osl}")))
     return rows
 
 
@@ -146,6 +151,8 @@ def decode_batch(r: Row) -> float:
               weight_dtype=r.weight_dtype, kv_dtype=r.kv_dtype, gpu_memory_utilization=r.memory_share,
               max_num_batched_tokens=PREFILL_TOKEN_BUDGET)
     held = float(min(r.max_num_seqs, max(1.0, float(mem.max_concurrent_sequences))))
+    if r.num_requests:  # a run of fewer requests than the engine holds runs them all at once, spread over the DP ranks
+        held = min(held, r.num_requests / r.dp)
     return float(min(held, r.concurrency)) if r.mode == "concurrency" and r.concurrency else held
 
 

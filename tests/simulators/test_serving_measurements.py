@@ -28,6 +28,10 @@ def test_every_measurement_is_traceable_and_runs_on_the_catalog():
         # lengths are whole tokens; throughput as the table prints it (TensorRT-LLM v0.14.0's has decimals)
         assert all(isinstance(n, int) and n > 0 for isl, osl, _ in rows for n in (isl, osl)), s["setup"]
         assert all(isinstance(v, int | float) and v > 0 for _, _, v in rows), s["setup"]
+        # the dataset's requests per ISL/OSL, where the source gives them: one positive count for every row
+        requests = s.get("num_requests", {})
+        assert not requests or all(isinstance(requests.get(f"{isl}/{osl}"), int) and requests[f"{isl}/{osl}"] > 0
+                                   for isl, osl, _ in rows), s["setup"]
 
 
 def test_the_external_measurements_are_other_sources_with_a_known_mode_and_metric():

@@ -160,9 +160,9 @@ BLACKWELL_PRIORS = _fitted("Blackwell", " (of the NVFP4 peak)", _FIT + _BLACKWEL
 # GPUs reaches far smaller shares of the peaks than TensorRT-LLM on Hopper, and batch-1 latencies are still slower than
 # predicted (step overheads and RCCL latency the roofline does not model; see benchmarks/README.md).
 _CDNA3_ROWS = ("vLLM on MI300X, fixtures/serving-measurements-external.yaml setups amd-rocm-blog-*, amd-docs-*, oracle-* "
-               "(36 rows, FP8 weights); range: 2.5th-97.5th percentile of measured/predicted 0.511-1.321")
+               "(36 rows, FP8 weights); range: 2.5th-97.5th percentile of measured/predicted 0.511-1.324")
 CDNA3_PRIORS = _fitted("CDNA3", " (of the FP8 peak)", _FIT + _CDNA3_ROWS, (0.075, 0.1461, 0.193),
-                       (0.082, 0.1595, 0.211), (0.307, 0.60, 0.792), (0.383, 0.75, 0.991),
+                       (0.082, 0.1595, 0.211), (0.307, 0.60, 0.795), (0.383, 0.75, 0.993),
                        held={"kv_read_efficiency": "the hand-set prior 0.75"})
 # NVIDIA Ampere (A100) in BF16/FP16: LMDeploy's TurboMind on A100 80GB (40 rows of Llama 2 7B and 70B in FP16 at 1 to 64
 # concurrent sessions), vLLM's performance CI (2 static-batch latencies of Llama 3.1 8B and 70B in BF16) and GPUStack's
