@@ -326,6 +326,7 @@ def test_step_time_names_the_parts_of_a_layer_and_they_add_up_to_the_step(api_cl
         assert p["seconds"] == max(p["compute_seconds"], p["memory_seconds"])
     experts = moe["parts"][2]
     assert experts["seconds"] == pytest.approx(experts["compute_seconds"] + experts["memory_seconds"], rel=1e-12)
+    assert "(t_compute + t_memory) of the routed experts" in moe["derivation"]
     assert sum(p["compute_seconds"] for p in moe["parts"]) == pytest.approx(moe["compute_seconds"], rel=1e-12)
     assert sum(p["memory_seconds"] for p in moe["parts"]) == pytest.approx(moe["memory_seconds"], rel=1e-12)
     assert sum(p["seconds"] for p in moe["parts"]) + moe["communication_seconds"] + moe["overhead_seconds"] == (

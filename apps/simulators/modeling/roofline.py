@@ -504,8 +504,9 @@ def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, decode_
            overhead: StepOverhead):
     tp, layers = par.tp, model.num_layers
     mfu = np.where(w["decode"], decode_mfu, mfu)  # a step of one new token per sequence is a decode step
-    # The GEMMs, attention and the routed experts run one after the other, each at its own roofline (module
-    # docstring): at decode attention streams the KV cache while a large batch's GEMMs are compute-bound.
+    # The GEMMs, attention and the routed experts run one after the other, each at its own roofline, the experts at
+    # the no-overlap bound (module docstring): at decode attention streams the KV cache while a large batch's GEMMs
+    # are compute-bound.
     t_ce = par.pp * w["experts_gpu"] / (peak * mfu)
     t_me = par.pp * w["expert_bytes_gpu"] / (bw * mbu)
     t_ca = par.pp * w["attn_gpu"] * w["attn_cost"] / (peak * mfu)
@@ -599,8 +600,8 @@ def _derivation(model, gpu, w, peak, bw, b, ctx, n, par: Parallelism, r, pr, wei
         f" = {fmt(r.communication_time_s, 's')}; overhead {fmt(r.overhead_time_s, 's')}. "
         + "step = max(t_compute, t_memory) of the GEMMs + max(t_compute, t_memory) of attention (its "
         f"{fmt(w['attn_gpu'], 'FLOP')} and the KV reads) "
-        + (f"+ max(t_compute, t_memory) of the routed experts ({fmt(w['experts_gpu'], 'FLOP')}, "
-           f"{fmt(w['expert_bytes_gpu'], 'B')} per GPU) " if model.is_moe else "")
+        + (f"+ (t_compute + t_memory) of the routed experts ({fmt(w['experts_gpu'], 'FLOP')}, "
+           f"{fmt(w['expert_bytes_gpu'], 'B')} per GPU; the no-overlap bound) " if model.is_moe else "")
         + "(each part at its own roofline, one after the other) + t_comm + overhead = "
         + f"{fmt(r.step_time_s, 's')} "
         f"(range {fmt(r.step_time_s_range[0], 's')} – {fmt(r.step_time_s_range[1], 's')}); "
