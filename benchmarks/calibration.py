@@ -10,11 +10,12 @@ run's decode batch b and the mean context ISL + OSL/2, the prefill cost per toke
 (one prefill step of the 8,192-token budget, as capacity and the curve take it), and
     output tokens/s = OSL · b / (OSL · t_d + b · ISL · c_p),   TPOT = t_d + b · ISL · c_p / OSL.
 The batch b: an offline run (all requests queued) holds what the KV cache takes at the mean context (paged: requests
-sit at every stage of their decode) at the run's memory share, at most the setup's max_num_seqs (else 2,048) and at
-most the run's requests per DP rank where the source states them (TensorRT-LLM's $num_requests tables: with fewer
-requests than the engine holds, all run at once, and the steady state at b = n is that run exactly, n·OSL tokens over
-the n prompts' prefill plus OSL decode steps); a run at a fixed concurrency holds min(concurrency, that); a
-single-request run holds 1. With data-parallel attention (TensorRT-LLM's DEP: DP
+sit at every stage of their decode; TensorRT-LLM's runs at ISL + OSL, the length its default GUARANTEED_NO_EVICT
+scheduler reserves at admission, kv_admission: full_length) at the run's memory share, at most the setup's
+max_num_seqs (else 2,048) and at most the run's requests per DP rank where the source states them (TensorRT-LLM's
+$num_requests tables: with fewer requests than the engine holds, all run at once, and the steady state at b = n is
+that run exactly, n·OSL tokens over the n prompts' prefill plus OSL decode steps); a run at a fixed concurrency holds
+min(concurrency, that); a single-request run holds 1. With data-parallel attention (TensorRT-LLM's DEP: DP
 ranks of attention, the experts spread over the same GPUs by EP) b is per rank and every rank serves its own share.
 Metrics: output (whole deployment or per GPU) or total tokens/s, requests/s, and TPOT (mean time per output token)
 from the steady state; TTFT and end-to-end latency of a static batch of b requests (vLLM's
@@ -116,6 +117,7 @@ class Row:
     ep: int = 1
     max_num_seqs: int = MAX_BATCH  # the engine's cap on sequences in a step, where the setup states it
     num_requests: int | None = None  # requests in the run (an offline benchmark's dataset), where the source states it
+    full_length_admission: bool = False  # KV reserved to ISL + OSL at admission (TensorRT-LLM's GUARANTEED_NO_EVICT)
 
     @property
     def group(self) -> tuple[str, str]:
@@ -139,7 +141,8 @@ def load_rows() -> list[Row]:
                                 s["weight_dtype"], s["kv_dtype"], mode, s.get("concurrency"), share,
                                 s.get("metric", "output_tokens_per_s"), float(isl), float(osl), float(value),
                                 s.get("data_parallel", 1), s.get("expert_parallel", 1),
-                                s.get("max_num_seqs", MAX_BATCH), requests.get(f"{isl}/{osl}")))
+                                s.get("max_num_seqs", MAX_BATCH), requests.get(f"{isl}/{osl}"),
+                                s.get("kv_admission") == "full_length"))
     return rows
 
 
@@ -147,7 +150,8 @@ def decode_batch(r: Row) -> float:
     """The sequences the run holds in decode (see the module docstring)."""
     if r.mode == "single":
         return 1.0
-    mem = fit(MODELS[r.model], GPUS[r.gpu], context_tokens=r.isl + r.osl / 2, tp=r.tp, dp=r.dp, ep=r.ep,
+    held_tokens = r.isl + r.osl if r.full_length_admission else r.isl + r.osl / 2
+    mem = fit(MODELS[r.model], GPUS[r.gpu], context_tokens=held_tokens, tp=r.tp, dp=r.dp, ep=r.ep,
               weight_dtype=r.weight_dtype, kv_dtype=r.kv_dtype, gpu_memory_utilization=r.memory_share,
               max_num_batched_tokens=PREFILL_TOKEN_BUDGET)
     held = float(min(r.max_num_seqs, max(1.0, float(mem.max_concurrent_sequences))))

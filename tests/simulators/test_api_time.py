@@ -23,12 +23,12 @@ def test_decode_at_batch_one_is_memory_bound(api_client):
     assert d["ridge_point_flops_per_byte"] == pytest.approx(H100_RIDGE)
     assert d["weight_bytes"] == LLAMA_8B_STEP_WEIGHTS
     assert d["kv_bytes"] == 131_072 * (2048 + 1)  # read 2048 cached tokens, write one
-    # H100 is Hopper: weight-read MBU 0.60, KV-read efficiency 0.8606, decode MFU 0.3825 (roofline.HOPPER_PRIORS).
+    # H100 is Hopper: weight-read MBU 0.60, KV-read efficiency 0.8607, decode MFU 0.4334 (roofline.HOPPER_PRIORS).
     # weights 15,009,849,344 B + activations 2·32·4096·2 = 524,288 B over 3.35e12 · 0.60 = 2.01e12 B/s
-    # = 7.46785 ms; KV 268,566,528 B over 3.35e12 · 0.8606 = 2.88301e12 B/s = 0.09315 ms; sum 7.56100 ms.
-    assert d["memory_seconds"] == pytest.approx(15_010_373_632 / 2.01e12 + 268_566_528 / 2.88301e12)
-    assert d["memory_seconds"] == pytest.approx(7.56100e-3, rel=1e-5)
-    assert d["compute_seconds"] == pytest.approx(d["flops"] / (989.4e12 * 0.3825))
+    # = 7.46785 ms; KV 268,566,528 B over 3.35e12 · 0.8607 = 2.883345e12 B/s = 0.09314 ms; sum 7.56099 ms.
+    assert d["memory_seconds"] == pytest.approx(15_010_373_632 / 2.01e12 + 268_566_528 / 2.883345e12)
+    assert d["memory_seconds"] == pytest.approx(7.56099e-3, rel=1e-5)
+    assert d["compute_seconds"] == pytest.approx(d["flops"] / (989.4e12 * 0.4334))
     assert d["bound"] == "memory" and d["arithmetic_intensity_flops_per_byte"] < 2
     assert d["step_seconds_range"][0] < d["step_seconds"] < d["step_seconds_range"][1]
     assert d["tokens_per_s"] == pytest.approx(1 / d["step_seconds"])

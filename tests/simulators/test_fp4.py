@@ -36,21 +36,21 @@ def test_fp4_prefill_on_b200_by_hand():
     attention = 2 * 64 * 256 * 4096 * 80 * 2048.5
     assert attention == 21_995_601_264_640
     assert r.flops_per_gpu == linear + attention == 582_759_437_303_808
-    # compute-bound at Blackwell's prefill MFU 0.4227 (roofline.BLACKWELL_PRIORS): the linear layers at the dense FP4
+    # compute-bound at Blackwell's prefill MFU 0.4281 (roofline.BLACKWELL_PRIORS): the linear layers at the dense FP4
     # peak 9e15, attention at the FP8 peak 4.5e15 (its operands are the FP8 cache's; nothing attends in FP4), i.e.
-    # counted twice at the FP4 peak: (560,763,836,039,168 + 2 · 21,995,601,264,640) / (9e15 · 0.4227) = 158.97 ms,
+    # counted twice at the FP4 peak: (560,763,836,039,168 + 2 · 21,995,601,264,640) / (9e15 · 0.4281) = 156.96 ms,
     # + 150 µs step + 4 µs request overhead (the GEMMs and attention are each compute-bound, so their sum is this)
-    assert r.bound == "compute" and r.compute_time_s == pytest.approx((linear + 2 * attention) / (9e15 * 0.4227))
+    assert r.bound == "compute" and r.compute_time_s == pytest.approx((linear + 2 * attention) / (9e15 * 0.4281))
     assert r.step_time_s == pytest.approx(r.compute_time_s + 154e-6)
     assert "run at 4,500.0 TFLOP/s, not 9,000.0" in r.derivation
-    # A BF16 cache attends at the BF16 peak 2.25e15: four times the FLOPs at the FP4 peak, 170.53 ms
+    # A BF16 cache attends at the BF16 peak 2.25e15: four times the FLOPs at the FP4 peak, 168.38 ms
     bf16_cache = step_time(LLAMA_70B, GPUS["b200"], batch=1, context_tokens=0, new_tokens=4096, weight_dtype="fp4")
-    assert bf16_cache.compute_time_s == pytest.approx((linear + 4 * attention) / (9e15 * 0.4227))
+    assert bf16_cache.compute_time_s == pytest.approx((linear + 4 * attention) / (9e15 * 0.4281))
     fp8 = step_time(LLAMA_70B, GPUS["b200"], batch=1, context_tokens=0, new_tokens=4096, weight_dtype="fp8",
                     kv_dtype="fp8")
-    # FP8 on B200 has no fitted rows: it borrows Hopper FP8's fit (prefill MFU 0.5496) on B200's own FP8 peak 4.5e15,
-    # where attention runs too: 582.76e12 / (4.5e15 · 0.5496) = 235.63 ms, not the 2× the NVFP4 fit's MFU would give.
-    assert fp8.compute_time_s == pytest.approx(582_759_437_303_808 / (4.5e15 * 0.5496))
+    # FP8 on B200 has no fitted rows: it borrows Hopper FP8's fit (prefill MFU 0.5428) on B200's own FP8 peak 4.5e15,
+    # where attention runs too: 582.76e12 / (4.5e15 · 0.5428) = 238.58 ms, not the 2× the NVFP4 fit's MFU would give.
+    assert fp8.compute_time_s == pytest.approx(582_759_437_303_808 / (4.5e15 * 0.5428))
     assert "Attention's matmuls" not in fp8.derivation
     assert fp8.priors["basis"]["compute_dtype"] == "fp8" and fp8.priors["basis"]["fitted"] is False
     assert r.priors["basis"] == {"family": "blackwell", "compute_dtype": "fp4", "fitted": True,
@@ -62,8 +62,8 @@ def test_fp4_decode_on_b200_by_hand():
     # bytes = weights 42,707,145,216 − the embedding table 2,101,346,304 (a lookup) + KV write 80 · 2 · 8 · 128 · 2
     #       + activations 2 · 80 · 8,192 · 2 = 40,605,798,912 + 327,680 + 2,621,440 = 40,608,748,032 B
     assert r.bytes_per_gpu == 40_608_748_032
-    # memory-bound at Blackwell's weight-read MBU 0.60 and KV-read efficiency 0.5285 (roofline.BLACKWELL_PRIORS):
-    # (40,605,798,912 + 2,621,440) / (7.7e12 · 0.60) = 8.78970 ms + 327,680 / (7.7e12 · 0.5285) = 0.081 µs
+    # memory-bound at Blackwell's weight-read MBU 0.60 and KV-read efficiency 0.522 (roofline.BLACKWELL_PRIORS):
+    # (40,605,798,912 + 2,621,440) / (7.7e12 · 0.60) = 8.78970 ms + 327,680 / (7.7e12 · 0.522) = 0.082 µs
     assert r.bound == "memory" and r.memory_time_s == pytest.approx(8.78978e-3, rel=1e-5)
 
 

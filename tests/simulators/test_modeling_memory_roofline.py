@@ -68,8 +68,8 @@ def test_decode_step_for_llama_8b_by_hand():
     assert r.flops_per_gpu == 15_009_849_344 + 524_288
     # bytes = weights 16,060,522,496 − table 1,050,673,152 + KV write 32·4,096 + activations 2·32·4096·2
     assert r.bytes_per_gpu == 15_009_849_344 + 131_072 + 524_288
-    # Hopper priors (roofline.HOPPER_PRIORS): weights and activations at MBU 0.60, the KV write at 0.8606:
-    # (15,009,849,344 + 524,288) / (3.35e12 · 0.60) = 7.467848 ms + 131,072 / (3.35e12 · 0.8606) = 0.045 µs
+    # Hopper priors (roofline.HOPPER_PRIORS): weights and activations at MBU 0.60, the KV write at 0.8607:
+    # (15,009,849,344 + 524,288) / (3.35e12 · 0.60) = 7.467848 ms + 131,072 / (3.35e12 · 0.8607) = 0.045 µs
     assert r.memory_time_s == pytest.approx(7.467893e-3, rel=1e-6)
     assert r.bound == "memory"
     assert r.step_time_s_range[0] < r.step_time_s < r.step_time_s_range[1]
@@ -78,10 +78,10 @@ def test_decode_step_for_llama_8b_by_hand():
 
 def test_decode_crossover_batch_near_the_effective_ridge():
     r = step_time(MODELS["llama-3.1-8b"], GPUS["h100-sxm"], batch=1, context_tokens=0)
-    # Hopper priors: weights 15.01e9 B/(3.35e12·0.60) = 7.4676 ms ÷ per sequence (15.01e9 FLOP/(989.4e12·0.3825
-    # decode MFU) = 39.663 µs − KV 131,072 B/(3.35e12·0.8606) = 0.045 µs − activations 524,288 B/(3.35e12·0.60)
-    # = 0.261 µs) = 7.4676 ms / 39.357 µs ≈ 189.7 (where the step's total compute time reaches its memory time)
-    assert r.crossover_batch == pytest.approx(189.7, abs=0.1) and r.crossover_reachable
+    # Hopper priors: weights 15.01e9 B/(3.35e12·0.60) = 7.4676 ms ÷ per sequence (15.01e9 FLOP/(989.4e12·0.4334
+    # decode MFU) = 35.005 µs − KV 131,072 B/(3.35e12·0.8607) = 0.045 µs − activations 524,288 B/(3.35e12·0.60)
+    # = 0.261 µs) = 7.4676 ms / 34.699 µs ≈ 215.2 (where the step's total compute time reaches its memory time)
+    assert r.crossover_batch == pytest.approx(215.2, abs=0.1) and r.crossover_reachable
 
 
 def test_long_context_decode_never_turns_compute_bound():

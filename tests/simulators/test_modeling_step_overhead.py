@@ -22,12 +22,12 @@ BW = 3.35e12  # H100 SXM HBM3
 
 def test_light_load_tpot_of_llama_8b_bf16_on_h100_by_hand():
     r = step_time(M, G, batch=1, context_tokens=0)
-    # Hopper priors (expected / optimistic / pessimistic): weight MBU 0.60 / 0.717 / 0.447, KV-read 0.8606 / 1.0 /
-    # 0.642; fixed cost with CUDA graphs: engine-loop CPU 150 / 50 / 500 µs per step + 4 / 1 / 10 µs per sequence.
-    expected = STREAMED / (BW * 0.60) + KV / (BW * 0.8606) + 150e-6 + 4e-6
-    fast = STREAMED / (BW * 0.717) + KV / (BW * 1.0) + 50e-6 + 1e-6
-    slow = STREAMED / (BW * 0.447) + KV / (BW * 0.642) + 500e-6 + 10e-6
-    # ≈ 7.47 ms + 0.15 ms = 7.62 ms [6.30, 10.53]: memory-bound (16 GFLOP at 38.25 % of 989.4 TFLOP/s is ~0.04 ms)
+    # Hopper priors (expected / optimistic / pessimistic): weight MBU 0.60 / 0.681 / 0.471, KV-read 0.8607 / 0.977 /
+    # 0.675; fixed cost with CUDA graphs: engine-loop CPU 150 / 50 / 500 µs per step + 4 / 1 / 10 µs per sequence.
+    expected = STREAMED / (BW * 0.60) + KV / (BW * 0.8607) + 150e-6 + 4e-6
+    fast = STREAMED / (BW * 0.681) + KV / (BW * 0.977) + 50e-6 + 1e-6
+    slow = STREAMED / (BW * 0.471) + KV / (BW * 0.675) + 500e-6 + 10e-6
+    # ≈ 7.47 ms + 0.15 ms = 7.62 ms [6.63, 10.02]: memory-bound (16 GFLOP at 43.34 % of 989.4 TFLOP/s is ~0.04 ms)
     assert r.bound == "memory"
     assert r.step_time_s == pytest.approx(expected, rel=1e-9)
     assert r.step_time_s_range == pytest.approx([fast, slow], rel=1e-9)

@@ -28,6 +28,8 @@ def test_every_measurement_is_traceable_and_runs_on_the_catalog():
         # lengths are whole tokens; throughput as the table prints it (TensorRT-LLM v0.14.0's has decimals)
         assert all(isinstance(n, int) and n > 0 for isl, osl, _ in rows for n in (isl, osl)), s["setup"]
         assert all(isinstance(v, int | float) and v > 0 for _, _, v in rows), s["setup"]
+        # TensorRT-LLM admits a request only when its full length fits (GUARANTEED_NO_EVICT, its default)
+        assert s.get("kv_admission") == "full_length", s["setup"]
         # the dataset's requests per ISL/OSL, where the source gives them: one positive count for every row
         requests = s.get("num_requests", {})
         assert not requests or all(isinstance(requests.get(f"{isl}/{osl}"), int) and requests[f"{isl}/{osl}"] > 0

@@ -129,10 +129,10 @@ _HOPPER_ROWS = ("TensorRT-LLM trtllm-bench offline throughput, fixtures/serving-
                 "llama-3.1-8b-fp8-h100-tp1, llama-3.1-8b-fp8-h200-tp1, llama-3.3-70b-fp8-h100-tp2, "
                 "llama-3.3-70b-fp8-h200-tp1, llama-3.1-405b-fp8-h100-tp8, llama-3.1-405b-fp8-h200-tp8 (60 rows), and NVIDIA "
                 "NIM's Llama 3.3 70B on 2 x H100, fixtures/serving-measurements-external.yaml setups nim-* (9 rows); FP8; "
-                "range: 2.5th-97.5th percentile of measured/predicted 0.746-1.194")
+                "range: 2.5th-97.5th percentile of measured/predicted 0.784-1.135")
 _BLACKWELL_ROWS = ("TensorRT-LLM trtllm-bench offline throughput, fixtures/serving-measurements.yaml setups "
                    "llama-3.3-70b-fp4-b200-tp1, llama-3.1-405b-fp4-b200-tp4 (20 rows, NVFP4 weights, FP8 KV); "
-                   "range: 2.5th-97.5th percentile of measured/predicted 0.869-1.128")
+                   "range: 2.5th-97.5th percentile of measured/predicted 0.873-1.117")
 _NOT_IDENTIFIED = "not identified by the fit's rows (fewer than three depend on it), so {start}"
 
 
@@ -150,10 +150,10 @@ def _fitted(family: str, peak: str, fit: str, mfu, decode_mfu, mbu, kv, held: di
                             kv_read_efficiency=prior("kv_read_efficiency", kv, "KV-cache read efficiency"))
 
 
-HOPPER_PRIORS = _fitted("Hopper", "", _FIT + _HOPPER_ROWS, (0.410, 0.5496, 0.656), (0.285, 0.3825, 0.457),
-                        (0.447, 0.60, 0.717), (0.642, 0.8606, 1.0))
-BLACKWELL_PRIORS = _fitted("Blackwell", " (of the NVFP4 peak)", _FIT + _BLACKWELL_ROWS, (0.367, 0.4227, 0.477),
-                           (0.249, 0.2869, 0.324), (0.521, 0.60, 0.677), (0.459, 0.5285, 0.596),
+HOPPER_PRIORS = _fitted("Hopper", "", _FIT + _HOPPER_ROWS, (0.426, 0.5428, 0.616), (0.340, 0.4334, 0.492),
+                        (0.471, 0.60, 0.681), (0.675, 0.8607, 0.977))
+BLACKWELL_PRIORS = _fitted("Blackwell", " (of the NVFP4 peak)", _FIT + _BLACKWELL_ROWS, (0.374, 0.4281, 0.478),
+                           (0.254, 0.2905, 0.325), (0.524, 0.60, 0.670), (0.456, 0.522, 0.583),
                            held={"mbu": "Hopper FP8's fitted 0.60, the fit Blackwell starts from"})
 # AMD CDNA3 (MI300X) in FP8 under vLLM, fitted to AMD's ROCm blog and performance pages and Oracle Cloud's blog (36 rows
 # of Llama 3.1 70B and 405B FP8 at TP 8, offline throughput, fixed concurrency and static-batch latency). vLLM on these
@@ -187,7 +187,7 @@ DERIVED_PRIORS = {
     ("hopper", "bf16"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to the BF16 peak and "
                          "the same HBM (the same attention kernels and weight streaming; only the GEMM dtype differs)"),
     ("blackwell", "fp8"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to B200's FP8 peak and "
-                           "HBM3e bandwidth (the NVFP4 fit's KV-read efficiency 0.53 is an FP4-run effect, not a "
+                           "HBM3e bandwidth (the NVFP4 fit's KV-read efficiency 0.52 is an FP4-run effect, not a "
                            "property of FP8 kernels), so B200/H200 follows the peak and bandwidth ratios"),
     ("blackwell", "bf16"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to B200's BF16 peak "
                             "and HBM3e bandwidth"),
