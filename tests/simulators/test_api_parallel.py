@@ -146,8 +146,8 @@ def test_the_sweep_screen_prices_a_data_and_expert_parallel_deployment():
 
 
 def test_moe_answers_say_the_measured_moe_runs_were_slower_and_dense_answers_do_not(api_client):
-    """benchmarks/calibration.py: held out, DeepSeek-R1 measured 0.26 of the expected throughput (dstack, vLLM 0.7 and
-    SGLang 0.4, geometric mean), 0.11-0.75 (GPUStack, vLLM 0.11) and 0.40-0.60 (TensorRT-LLM DEP); step time and the
+    """benchmarks/calibration.py: held out, DeepSeek-R1 measured 0.27 of the expected throughput (dstack, vLLM 0.7 and
+    SGLang 0.4, geometric mean), 0.14-0.85 (GPUStack, vLLM 0.11) and 0.56-0.78 (TensorRT-LLM DEP); step time and the
     throughput-latency curve carry that warning."""
     base = {"gpu": "h200", "weight_dtype": "fp8", "kv_dtype": "fp8"}
     for model, warned in (("deepseek-v3", True), ("llama-3.1-70b", False)):

@@ -47,7 +47,7 @@ import numpy as np
 
 from ..modeling.errors import ModelInputError
 from ..modeling.memory import fit, tp_is_valid
-from ..modeling.roofline import step_time
+from ..modeling.roofline import SERIAL_PARTS, step_time
 from ..modeling.specs import GPUSpec, ModelSpec
 from .engine import SimulationError
 from .metrics import SLO
@@ -128,26 +128,36 @@ def screen_points(model: ModelSpec, gpus: dict, points: list[dict], w: Workload,
 
 
 class _StepModel:
-    """Mixed step time t(b, k): b decodes at the mean context plus k prefill tokens, from roofline.step_time's terms
-    (weights are read once per step, so prefill tokens add their compute, KV writes and activations only):
-    t = max(C_d(b) + k·c, M_d(b) + k·m) + X_d(b) + k·x + O_d(b), vectorized over b and k. With data parallelism b is
-    the deployment's batch, shared by its DP ranks (b / DP each, as in the engine)."""
+    """Mixed step time t(b, k): b decodes at the mean context plus k prefill tokens, from roofline.step_time's parts
+    (weights are read once per step, so prefill tokens add their compute, KV writes and activations only). Each part
+    of a layer keeps its own roofline as in step time and the engine: t = Σ_parts max(C_p(b) + k·c_p, M_p(b) + k·m_p)
+    (the routed experts add the two, roofline.SERIAL_PARTS) + X_d(b) + k·x + O_d(b), vectorized over b and k. With
+    data parallelism b is the deployment's batch, shared by its DP ranks (b / DP each, as in the engine)."""
 
     def __init__(self, model, gpu, tp, wdt, kvdt, p_mean, o_mean, layout) -> None:
         common = dict(tp=tp, weight_dtype=wdt, kv_dtype=kvdt, **layout)
         d = step_time(model, gpu, batch=BATCHES / layout["dp"], context_tokens=p_mean + o_mean / 2, **common)
-        self.c_d, self.m_d = np.atleast_1d(d.compute_time_s), np.atleast_1d(d.memory_time_s)
+        self.decode = {name: (np.atleast_1d(c), np.atleast_1d(m)) for name, (c, m, _) in d.part_times_s.items()}
         self.x_d, self.o_d = np.atleast_1d(d.communication_time_s), np.atleast_1d(d.overhead_time_s)
         p = step_time(model, gpu, batch=1, context_tokens=0, new_tokens=p_mean, **common)
         weights_s = p.parallel.pp * float(p.weight_bytes_per_gpu) / (gpu.hbm_bandwidth_bytes_per_s
                                                                         * p.priors["mbu"]["expected"])
-        self.c, self.m = float(p.compute_time_s) / p_mean, (float(p.memory_time_s) - weights_s) / p_mean
+        parts = {name: (float(c), float(m)) for name, (c, m, _) in p.part_times_s.items()}
+        # the GEMMs' and the experts' memory time is the weights (read once per step) plus the activations, which
+        # the GEMMs part carries
+        streamed = sum(parts[name][1] for name in parts if name != "attention") - weights_s
+        self.per_token = {name: (c / p_mean, (m if name == "attention" else streamed if name == "gemms" else 0.0)
+                                 / p_mean) for name, (c, m) in parts.items()}
         self.x = float(p.communication_time_s) / p_mean
 
     def time(self, b: np.ndarray, k: np.ndarray | float) -> np.ndarray:
         at = lambda y: np.interp(b, BATCHES, y)  # noqa: E731
-        return np.maximum(at(self.c_d) + k * self.c, at(self.m_d) + k * self.m) + at(self.x_d) + k * self.x + \
-            at(self.o_d)
+        total = at(self.x_d) + k * self.x + at(self.o_d)
+        for name, (c_d, m_d) in self.decode.items():
+            c, m = self.per_token[name]
+            compute, memory = at(c_d) + k * c, at(m_d) + k * m
+            total = total + (compute + memory if name in SERIAL_PARTS else np.maximum(compute, memory))
+        return total
 
 
 def _kv_blocks(setups: list[ServingSetup]) -> np.ndarray:
