@@ -33,8 +33,17 @@ def course(db):
     return chapters
 
 
+def learner_day():
+    """A new learner's day: their time zone and day rollover (UTC, 04:00 by default), not the UTC date, which runs
+    a day ahead between midnight and the rollover."""
+    from apps.flashcards.models import SrsSettings
+    from apps.flashcards.state import day_clock
+
+    return day_clock(SrsSettings()).day_of(timezone.now())
+
+
 def body(days: int = 14, **changes) -> dict:
-    return {"interview_date": (timezone.now().date() + timedelta(days=days)).isoformat(), "minutes_per_day": 55,
+    return {"interview_date": (learner_day() + timedelta(days=days)).isoformat(), "minutes_per_day": 55,
             "days_off": [], "level": "mid", "parts": [], **changes}
 
 
@@ -42,8 +51,8 @@ def test_a_new_learner_gets_a_plan_to_the_date(course, learner_client):
     response = learner_client.put(URL, body(), format="json")
     assert response.status_code == 200, response.json()
     plan = response.json()
-    assert len(plan["days"]) == (timezone.now().date() + timedelta(days=14) - timezone.datetime.fromisoformat(
-        plan["today"]).date()).days
+    assert plan["today"] == learner_day().isoformat()
+    assert len(plan["days"]) == 14
     first = plan["days"][0]
     # 55 minutes: the practice set (15), a then b (prerequisite first, 30); their two new cards (1); c waits
     assert [c["slug"] for c in first["chapters"]] == ["a", "b"] and first["chapters"][0]["url"] == "/learn/a"

@@ -9,6 +9,7 @@ import type { components } from "../../generated/api";
 import "./plan.css";
 
 type Plan = components["schemas"]["Plan"];
+type SrsSettings = components["schemas"]["SrsSettings"];
 type PlanDay = components["schemas"]["PlanDay"];
 type Level = Plan["level"];
 interface PartRef { slug: string; title: string }
@@ -23,6 +24,14 @@ function percent(value: number): string {
 function dayLabel(iso: string): string {
   const day = new Date(`${iso}T12:00:00`);
   return day.toLocaleDateString(undefined, { weekday: "short", day: "numeric", month: "short" });
+}
+
+/** The learner's day as the server counts it (flashcards' DayClock): the date in their time zone, the day turning
+ * over at their rollover hour, not the browser's UTC date. */
+function learnerDay({ time_zone, day_rollover_hour }: SrsSettings): string {
+  const shifted = new Date(Date.now() - day_rollover_hour * 3_600_000);
+  return new Intl.DateTimeFormat("en-CA", { timeZone: time_zone, year: "numeric", month: "2-digit", day: "2-digit" })
+    .format(shifted);
 }
 
 function addDays(iso: string, days: number): string {
@@ -132,10 +141,16 @@ function Readiness({ plan }: { plan: Plan }) {
 function PlanForm({ plan, onSaved }: { plan: Plan | null; onSaved: (plan: Plan) => void }) {
   const [parts, setParts] = useState<PartRef[]>([]);
   const [error, setError] = useState<ApiError | null>(null);
-  const today = new Date().toISOString().slice(0, 10);
+  // the plan's own day, else the learner's day from their settings (the form's dates count from it)
+  const [today, setToday] = useState<string | null>(plan?.today ?? null);
+  const [dayError, setDayError] = useState("");
   useEffect(() => {
     api<PartRef[]>("/parts/").then(setParts).catch(() => setParts([]));
   }, []);
+  useEffect(() => {
+    if (plan) return;
+    api<SrsSettings>("/srs/settings/").then((srs) => setToday(learnerDay(srs))).catch((caught) => setDayError(String(caught)));
+  }, [plan]);
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -156,6 +171,8 @@ function PlanForm({ plan, onSaved }: { plan: Plan | null; onSaved: (plan: Plan) 
     }
   };
   const message = (field: string) => error?.fieldMessage(field);
+  if (dayError) return <p className="field-error" role="alert">Your day could not be read from your settings: {dayError}</p>;
+  if (!today) return <p className="muted">Loading…</p>;
   return (
     <form className="plan-form" onSubmit={submit} aria-label="Study plan settings">
       <label className="field">
