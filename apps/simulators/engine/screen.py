@@ -143,11 +143,11 @@ class _StepModel:
         weights_s = p.parallel.pp * float(p.weight_bytes_per_gpu) / (gpu.hbm_bandwidth_bytes_per_s
                                                                         * p.priors["mbu"]["expected"])
         parts = {name: (float(c), float(m)) for name, (c, m, _) in p.part_times_s.items()}
-        # the GEMMs' and the experts' memory time is the weights (read once per step) plus the activations, which
-        # the GEMMs part carries
-        streamed = sum(parts[name][1] for name in parts if name != "attention") - weights_s
-        self.per_token = {name: (c / p_mean, (m if name == "attention" else streamed if name == "gemms" else 0.0)
-                                 / p_mean) for name, (c, m) in parts.items()}
+        # Per prefill token: attention's KV writes, and the GEMMs' activations (the GEMMs' and experts' memory time
+        # less the weights, read once per step); the experts' memory time is weights only.
+        activations = sum(m for name, (_, m) in parts.items() if name != "attention") - weights_s
+        memory = {"attention": parts["attention"][1], "gemms": activations}
+        self.per_token = {name: (c / p_mean, memory.get(name, 0.0) / p_mean) for name, (c, _) in parts.items()}
         self.x = float(p.communication_time_s) / p_mean
 
     def time(self, b: np.ndarray, k: np.ndarray | float) -> np.ndarray:
