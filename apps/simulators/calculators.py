@@ -91,9 +91,9 @@ def moe_warnings(model: m.ModelSpec) -> list[str]:
         return []
     return [f"{model.name} is a mixture-of-experts model, and the efficiency priors are fitted on dense models. "
             "Published MoE measurements ran slower than they predict (median of each setup's runs): DeepSeek-R1 on "
-            "8 × H200 by about 3.1-3.3x on vLLM 0.7 and SGLang 0.4 and by 1.6x on vLLM 0.11, on TensorRT-LLM with "
-            "data-parallel attention and EP by 1.7x on 8 × H200 and 1.2x on 4 × B200, gpt-oss-120b on TensorRT-LLM "
-            "by 1.3-2.2x and on SGLang at batch 1 (H100, B200) by 2-2.8x; Mixtral 8x7B on vLLM and TensorRT-LLM "
+            "8 × H200 by about 2.9-3.1x on SGLang 0.4 and vLLM 0.7 and by 1.5x on vLLM 0.11, on TensorRT-LLM with "
+            "data-parallel attention and EP by 1.7x on 8 × H200 and 1.1x on 4 × B200, gpt-oss-120b on TensorRT-LLM "
+            "by 1.2-2.2x and on SGLang at batch 1 (H100, B200) by 1.2-1.4x; Mixtral 8x7B on vLLM and TensorRT-LLM "
             "came within 0.7-1.4x (median 1.0x). Treat these "
             "times as optimistic."]
 

@@ -58,3 +58,34 @@ def test_the_knob_reaches_the_curve_and_the_engine():
     g1 = roofline_step_cost(M, G)(n, ctx)
     g0 = roofline_step_cost(M, G, cuda_graphs=False)(n, ctx)
     assert g0 - g1 == pytest.approx(1.5008e-3, rel=1e-9)
+
+
+def test_a_moe_step_pays_the_routed_experts_fixed_kernel_time_per_moe_layer():
+    """The fixed GPU time of a fused_moe call beyond its expert bytes, from three kernel benchmarks (step_overhead.py),
+    derived here from their printed times: vLLM PR #44830 (H100, Qwen3-Next-80B FP8 TP 4, batch 1) 29.45 µs less
+    10 experts × (2,048 · 2 · 128 + 128 · 2,048) B = 7,864,320 B at 3.35 TB/s; SGLang PR #11730 (H200, Qwen3-235B FP8
+    TP 8) 31.70 µs less 8 × (4,096 · 2 · 192 + 192 · 4,096) B = 18,874,368 B at 4.8 TB/s; vLLM PR #24700 (Qwen3-30B-A3B
+    FP8 TP 1) the least-squares intercept of its batch 1-64 times against the expected distinct experts' bytes."""
+    from apps.simulators.modeling.step_overhead import MOE_LAYER_FIXED_S
+
+    h100 = 29.45e-6 - 7_864_320 / 3.35e12
+    h200 = 31.70e-6 - 18_874_368 / 4.8e12
+    assert (h100, h200) == (pytest.approx(27.10e-6, abs=0.01e-6), pytest.approx(27.77e-6, abs=0.01e-6))
+    per_expert = 2048 * 2 * 768 + 768 * 2048  # Qwen3-30B-A3B: hidden 2,048, expert intermediate 768, FP8
+    batches = np.array([1, 2, 4, 8, 16, 32, 64])
+    times = np.array([40.44, 56.15, 78.10, 118.64, 164.64, 210.07, 237.26])  # µs, the PR's configs
+    expert_bytes = 128 * (1 - (120 / 128) ** batches) * per_expert  # 128 experts, 8 per token, uniform routing
+    intercept, _ = np.linalg.lstsq(np.vstack([np.ones(7), expert_bytes]).T, times, rcond=None)[0]
+    assert intercept == pytest.approx(30.2, abs=0.05)
+    assert (MOE_LAYER_FIXED_S.low, MOE_LAYER_FIXED_S.expected, MOE_LAYER_FIXED_S.high) == (27.1e-6, 27.8e-6, 30.2e-6)
+
+    # gpt-oss-120b (36 layers, every one MoE) on 8 × H100 at batch 1: the fixed cost is the engine loop's 150 µs + 4 µs
+    # for the one sequence + 36 × 27.8 µs = 1.0008 ms of expert kernels = 1.1548 ms; a dense model pays none of it.
+    gpt_oss = MODELS["gpt-oss-120b"]
+    r = step_time(gpt_oss, G, batch=1, context_tokens=1024, tp=8, weight_dtype="mxfp4")
+    assert r.overhead_time_s == pytest.approx(150e-6 + 4e-6 + 36 * 27.8e-6, rel=1e-9)
+    assert step_time(M, G, batch=1, context_tokens=1024).overhead_time_s == pytest.approx(154e-6, rel=1e-9)
+    assert "27.8 µs × 36 MoE layers = 1.00 ms" in r.derivation
+    # the engine prices the same step the same way
+    cost = roofline_step_cost(gpt_oss, G, tp=8, weight_dtype="mxfp4")
+    assert cost(np.ones(1), np.full(1, 1024.0)) == pytest.approx(float(r.step_time_s), rel=1e-9)

@@ -174,7 +174,7 @@ def roofline_step_cost(
     dense = weight_bytes(m, weight_dtype) - table - expert_weight_bytes(m, weight_dtype)
     moe_each = m.num_moe_layers * p.expert_params_each * b_w / par.expert_shards if m.is_moe else 0.0
     local = m.num_sliding_layers
-    fixed = step_overhead(priors, m.num_layers, cuda_graphs=cuda_graphs)
+    fixed = step_overhead(priors, m.num_layers, cuda_graphs=cuda_graphs, moe_layers=m.num_moe_layers)
     link_bw = gpu.interconnect_bandwidth_bytes_per_s / 2.0
     eff = priors.comm_efficiency.expected
     comm_tok = comm_fix = 0.0
@@ -208,7 +208,7 @@ def roofline_step_cost(
         memory_rate=gpu.hbm_bandwidth_bytes_per_s * priors.mbu.expected,
         comm_per_token_s=comm_tok,
         comm_fixed_s=comm_fix,
-        step_overhead_s=fixed.cpu_step_s + fixed.launch_s,
+        step_overhead_s=fixed.cpu_step_s + fixed.launch_s + fixed.moe_kernels_s,
         request_overhead_s=fixed.per_request_s,
         global_layers=m.num_layers - local,
         local_layers=local,

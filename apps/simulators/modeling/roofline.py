@@ -27,7 +27,7 @@ step = max(t_compute, t_memory) of the GEMMs (FLOPs of the weights, bytes of the
   the two (on the held-out MoE rows of benchmarks/calibration.py the sum lands more of them inside their range, for
   Mixtral, gpt-oss and DeepSeek alike; benchmarks/README.md), and a kernel-level model of grouped expert GEMMs is not
   built. Comm is on the critical path in vLLM TP; overhead = per-step + per-request CPU cost, + kernel launches per
-  layer in eager mode (step_overhead.py).
+  layer in eager mode, + the routed experts' fixed kernel time per MoE layer (step_overhead.py).
 Parallelism (parallel.py), for one DP rank's batch: non-expert FLOPs and bytes ÷ TP; the routed experts of a MoE
   layer see the tokens of all DP ranks (T_g = DP · T) spread over TP · DP GPUs, so expert FLOPs per GPU =
   2 · (routed active params) · T_g / (TP · DP) × the busiest EP rank's imbalance (moe.ep_rank_imbalance; 1 without
@@ -377,7 +377,8 @@ def step_time(
     times = {}
     for key, (mfu_, decode_mfu_, mbu_, kvbu_, eff_) in _prior_picks(priors).items():  # with step_overhead.py's cost
         times[key] = _times(w, peak, bw, link_bw, link_latency_s, par, b, model, mfu_, decode_mfu_, mbu_, kvbu_, eff_,
-                            step_overhead(priors, model.num_layers, cuda_graphs=cuda_graphs, case=key))
+                            step_overhead(priors, model.num_layers, cuda_graphs=cuda_graphs, case=key,
+                                          moe_layers=model.num_moe_layers))
     t_c, t_m, t_x, t_o, step, a2a, parts = times["expected"]
     fast, slow = times["optimistic"][4], times["pessimistic"][4]
     tokens = b * n
@@ -427,7 +428,7 @@ def step_time(
                         f"{fmt(w['attn_gpu'], 'FLOP')} per GPU count as {fmt(w['attn_gpu'] * w['attn_cost'], 'FLOP')} "
                         "at the weights' peak in t_compute." if w["attn_cost"] > 1.0 else "")
     derivation = (_derivation(model, gpu, w, peak, bw, b, ctx, n, par, result, priors, weight_dtype) + slower_attention
-                  + f" Overhead: {describe_overhead(priors, model.num_layers, cuda_graphs)}.")
+                  + f" Overhead: {describe_overhead(priors, model.num_layers, cuda_graphs, model.num_moe_layers)}.")
     return _replace(result, note=note, derivation=derivation)
 
 
@@ -551,8 +552,9 @@ def _note(r: StepResult, model: ModelSpec, gpu: GPUSpec, tp: int, bound_idx: np.
         "communication": f"Communication-bound: TP={tp} all-reduces take longer than the math and memory "
                          f"traffic; use fewer, larger GPUs, a faster link than "
                          f"{gpu.interconnect_bandwidth_bytes_per_s / 1e9:,.0f} GB/s, or pipeline/data parallelism",
-        "overhead": "Overhead-bound: fixed per-step CPU and launch costs dominate a step this small; "
-                    "CUDA graphs, larger batches or multi-step scheduling help",
+        "overhead": "Overhead-bound: fixed per-step costs (engine-loop CPU, kernel launches, a MoE layer's fixed "
+                    "expert-kernel time) dominate a step this small; larger batches amortize them, and CUDA graphs or "
+                    "multi-step scheduling cut the CPU and launch parts",
     }[str(bound)]
     cross = float(r.crossover_batch)
     tail = (f"; decode turns compute-bound near batch {cross:,.0f} at this context"

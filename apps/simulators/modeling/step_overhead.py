@@ -4,6 +4,8 @@
                  critical path)                                         step_overhead_s prior (roofline.py)
                + per-request cost × sequences in the step               per_request_overhead_s prior
                + [eager only] kernel launch cost × layers               EAGER_LAUNCH_S_PER_LAYER (below)
+               + [MoE only] fixed GPU time of the routed experts' kernels × MoE layers
+                                                                        MOE_LAYER_FIXED_S (below)
 
 Each term is a (low, expected, high) triple; the optimistic step takes the low ends, the pessimistic the high ends.
 
@@ -28,6 +30,21 @@ of each model:
     2.22 ms → 69.4 µs per layer.
 Modelled as additive per step (the batch-1 measurement); at large batches the GPU's own time hides more of the
 launches, so there it is an upper bound.
+
+The routed experts' kernels: a MoE layer's fused_moe call (top-k, sorting the tokens by expert, two grouped GEMMs, the
+activation and the weighted sum: several kernels however few tokens there are) takes a fixed GPU time beyond streaming
+the touched experts' weights. Kernel benchmarks timed under CUDA-graph replay (vLLM's benchmarks/kernels/
+benchmark_moe.py, SGLang's tuning_fused_moe_triton.py), each less its expert bytes:
+  * vLLM PR #24700 (github.com/vllm-project/vllm/pull/24700), Qwen3-30B-A3B FP8 at TP 1 (128 experts of 4.72 MB, 8 per
+    token), the PR's configs at batch 1-64: 40.44, 56.15, 78.10, 118.64, 164.64, 210.07, 237.26 µs against the expected
+    distinct experts' 37.7-594.3 MB; least squares, 30.2 µs + bytes at 2.89 TB/s;
+  * vLLM PR #44830 (github.com/vllm-project/vllm/pull/44830), Qwen3-Next-80B FP8 at TP 4 on an H100 80GB HBM3 (E=512,
+    N=128), batch 1: 29.45 µs − 10 experts × 0.786 MB / 3.35 TB/s = 27.1 µs;
+  * SGLang PR #11730 (github.com/sgl-project/sglang/pull/11730), Qwen3-235B-A22B FP8 at TP 8 on an H200 (E=128,
+    N=192), batch 1, default config: 31.70 µs − 8 × 2.36 MB / 4.8 TB/s = 27.8 µs.
+Added once per MoE layer and step: at batch 1 it is most of the experts' time when TP cuts each expert into slivers
+(gpt-oss-120b in MXFP4 at TP 8: 4 experts × 13.2 MB ÷ 8 = 6.6 MB per layer, 3.3 µs on an H100 at MBU 0.6), and nothing worth counting beside a large
+batch's expert GEMMs.
 """
 
 from __future__ import annotations
@@ -65,6 +82,12 @@ EAGER_LAUNCH_S_PER_LAYER = Term(
     "1.5 ms → 46.9 µs; SGLang PR #1401 Meta-Llama-3-8B FlashInfer 8.23 − 7.35 ms → 27.5 µs, Triton 9.28 − 7.06 ms "
     "→ 69.4 µs",
 )
+MOE_LAYER_FIXED_S = Term(
+    27.1e-6, 27.8e-6, 30.2e-6,
+    "fused_moe GPU time less its expert bytes at batch 1 (CUDA-graph replay): vLLM PR #44830 Qwen3-Next-80B FP8 TP 4 "
+    "on H100 29.45 µs − 7.86 MB / 3.35 TB/s = 27.1 µs; SGLang PR #11730 Qwen3-235B FP8 TP 8 on H200 31.70 µs − "
+    "18.87 MB / 4.8 TB/s = 27.8 µs; vLLM PR #24700 Qwen3-30B-A3B FP8 TP 1, batch 1-64 least squares 30.2 µs",
+)
 CASES = ("expected", "optimistic", "pessimistic")
 
 
@@ -75,25 +98,30 @@ class StepOverhead:
     cpu_step_s: float          # engine-loop CPU per step (scheduling, input preparation, sampling, output update)
     per_request_s: float       # per sequence in the step
     launch_s: float            # kernel launches beyond one graph replay: 0 with CUDA graphs, per layer × L eager
+    moe_kernels_s: float = 0.0  # the routed experts' fixed kernel time × MoE layers (GPU time, graphs or not)
 
     def total(self, sequences) -> np.ndarray:
-        return self.cpu_step_s + self.per_request_s * np.asarray(sequences, dtype=float) + self.launch_s
+        return (self.cpu_step_s + self.per_request_s * np.asarray(sequences, dtype=float) + self.launch_s
+                + self.moe_kernels_s)
 
 
-def step_overhead(priors: EfficiencyPriors, layers: int, *, cuda_graphs: bool = True,
-                  case: str = "expected") -> StepOverhead:
+def step_overhead(priors: EfficiencyPriors, layers: int, *, cuda_graphs: bool = True, case: str = "expected",
+                  moe_layers: int = 0) -> StepOverhead:
     """The terms in `case` ('expected', 'optimistic': low ends, 'pessimistic': high ends) for a model of `layers`
-    layers (every layer is launched once per step, PP stages included)."""
+    layers, `moe_layers` of them MoE (every layer is launched once per step, PP stages included)."""
     pick = {"expected": lambda p: p.expected, "optimistic": lambda p: p.low, "pessimistic": lambda p: p.high}[case]
     launch = 0.0 if cuda_graphs else pick(EAGER_LAUNCH_S_PER_LAYER) * layers
-    return StepOverhead(pick(priors.step_overhead_s), pick(priors.per_request_overhead_s), launch)
+    return StepOverhead(pick(priors.step_overhead_s), pick(priors.per_request_overhead_s), launch,
+                        pick(MOE_LAYER_FIXED_S) * moe_layers)
 
 
-def describe(priors: EfficiencyPriors, layers: int, cuda_graphs: bool) -> str:
+def describe(priors: EfficiencyPriors, layers: int, cuda_graphs: bool, moe_layers: int = 0) -> str:
     """The expected terms in words, for a derivation."""
-    o = step_overhead(priors, layers, cuda_graphs=cuda_graphs)
+    o = step_overhead(priors, layers, cuda_graphs=cuda_graphs, moe_layers=moe_layers)
     launch = ("CUDA graphs: one graph replay, inside the per-step term" if cuda_graphs else
               f"eager (enforce_eager): {EAGER_LAUNCH_S_PER_LAYER.expected * 1e6:.1f} µs of kernel launches per layer "
               f"× {layers} layers = {o.launch_s * 1e3:.2f} ms")
+    experts = (f" + the routed experts' fixed kernel time {MOE_LAYER_FIXED_S.expected * 1e6:.1f} µs × {moe_layers} MoE "
+               f"layers = {o.moe_kernels_s * 1e3:.2f} ms" if moe_layers else "")
     return (f"fixed cost = engine-loop CPU {o.cpu_step_s * 1e6:.0f} µs per step + {o.per_request_s * 1e6:.0f} µs per "
-            f"sequence + launches ({launch})")
+            f"sequence + launches ({launch}){experts}")
