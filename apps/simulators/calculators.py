@@ -239,6 +239,7 @@ def step_time_calculate(*, model: m.ModelSpec, gpu: m.GPUSpec, phase: str, batch
         "memory_seconds": r.memory_time_s,
         "communication_seconds": r.communication_time_s,
         "overhead_seconds": r.overhead_time_s,
+        "expert_kernels_seconds": r.expert_kernels_time_s,
         "parts": [{"part": name, "compute_seconds": compute, "memory_seconds": memory, "seconds": seconds,
                    "overlapped": name not in SERIAL_PARTS}
                   for name, (compute, memory, seconds) in r.part_times_s.items()],

@@ -99,14 +99,16 @@ MOE = "model=mixtral-8x7b&gpu=h200&weight_dtype=fp8&kv_dtype=fp8&tensor_parallel
 @pytest.mark.parametrize("kind", ["desktop", "phone"])
 def test_a_moe_step_shows_its_experts_compute_and_weight_reads_as_two_bars(site, open_page, kind):
     """A MoE's routed experts take their compute plus their weight streaming (the no-overlap bound), so the time bars
-    show both; the GEMMs and attention keep one bar each at the longer of the two, and nothing is clipped."""
+    show both, and their fixed kernel time a third bar taken out of the overhead; the GEMMs and attention keep one bar
+    each at the longer of the two, and nothing is clipped."""
     page, _ = open_page(kind)
     page.goto(f"{site.url}/lab/step-time?{MOE}&phase=decode")
     bars = page.locator("svg[aria-label^='Time per step by resource']")
     expect(bars).to_be_visible()
     bars.scroll_into_view_if_needed()
     # a long tick label wraps onto two lines (two tspans), so the labels are matched across the break
-    for label in (r"Experts\s*\(compute\)", r"Experts\s*\(memory\)", "Communication", "Overhead"):
+    for label in (r"Experts\s*\(compute\)", r"Experts\s*\(memory\)", r"Experts\s*\(fixed\s*kernels\)",
+                  "Communication", "Overhead"):
         expect(bars.get_by_text(re.compile(f"^{label}$"))).to_be_visible()
     expect(bars.get_by_text(re.compile(r"^GEMMs\s*\((compute|memory)\)$"))).to_have_count(1)
     expect(bars.get_by_text(re.compile(r"^Attention\s*\((compute|memory)\)$"))).to_have_count(1)

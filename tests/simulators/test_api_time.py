@@ -338,3 +338,8 @@ def test_step_time_names_the_parts_of_a_layer_and_they_add_up_to_the_step(api_cl
     assert experts["compute_seconds"] > experts["memory_seconds"]
     dense = step(api_client, phase="decode")
     assert [p["part"] for p in dense["parts"]] == ["gemms", "attention"]
+    # the experts' fixed kernel time is its own figure inside the overhead: Mixtral's 32 MoE layers × 27.8 µs =
+    # 0.8896 ms; the engine loop's 150 µs and 4 µs per sequence make the rest; a dense model has none
+    assert moe["expert_kernels_seconds"] == pytest.approx(32 * 27.8e-6, rel=1e-12)
+    assert moe["overhead_seconds"] == pytest.approx(150e-6 + 4e-6 * 1024 + 32 * 27.8e-6, rel=1e-9)
+    assert dense["expert_kernels_seconds"] == 0

@@ -110,6 +110,9 @@ StepTimeOutput = output(
     "StepTimeOutput", model=Summary(), gpu=GPUSummary(), phase=S, tokens=I, flops=F, bytes=F, weight_bytes=F,
     kv_bytes=F, arithmetic_intensity_flops_per_byte=F, ridge_point_flops_per_byte=F, peak_flops_per_s=F,
     compute_seconds=F, memory_seconds=F, communication_seconds=F, overhead_seconds=F,
+    expert_kernels_seconds=F(help_text="The routed experts' fixed kernel time per step, part of overhead_seconds: "
+                                       "27.8 µs per MoE layer beyond streaming the experts' weights (fused_moe "
+                                       "kernel benchmarks); 0 for a dense model"),
     parts=output("StepPart", part=S, compute_seconds=F, memory_seconds=F, seconds=F, overlapped=B)(
         many=True, help_text="The parts of a layer, which run one after the other: the GEMMs (weights and activations), "
                   "attention (its FLOPs and the KV reads) and a MoE model's routed experts. A part whose compute and "

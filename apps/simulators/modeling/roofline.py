@@ -296,6 +296,7 @@ class StepResult:
     priors: dict = field(default_factory=dict)
     expert_imbalance: float | np.ndarray = 1.0     # busiest EP rank's load ÷ mean (1 without EP)
     all_to_all_time_s: float | np.ndarray = 0.0    # MoE dispatch + combine per step (part of communication)
+    expert_kernels_time_s: float = 0.0  # the routed experts' fixed kernel time per step (part of overhead)
     # (compute, memory, seconds) of each part of a layer, which run one after the other: gemms, attention, experts (MoE)
     part_times_s: dict = field(default_factory=dict)
     parallel: Parallelism = field(default_factory=Parallelism)
@@ -374,11 +375,12 @@ def step_time(
     peak = gpu.peak_flops(weight_dtype)
     bw = gpu.hbm_bandwidth_bytes_per_s
     link_bw = gpu.interconnect_bandwidth_bytes_per_s / 2.0
-    times = {}
+    times, fixed = {}, {}
     for key, (mfu_, decode_mfu_, mbu_, kvbu_, eff_) in _prior_picks(priors).items():  # with step_overhead.py's cost
+        fixed[key] = step_overhead(priors, model.num_layers, cuda_graphs=cuda_graphs, case=key,
+                                   moe_layers=model.num_moe_layers)
         times[key] = _times(w, peak, bw, link_bw, link_latency_s, par, b, model, mfu_, decode_mfu_, mbu_, kvbu_, eff_,
-                            step_overhead(priors, model.num_layers, cuda_graphs=cuda_graphs, case=key,
-                                          moe_layers=model.num_moe_layers))
+                            fixed[key])
     t_c, t_m, t_x, t_o, step, a2a, parts = times["expected"]
     fast, slow = times["optimistic"][4], times["pessimistic"][4]
     tokens = b * n
@@ -419,6 +421,7 @@ def step_time(
                                                                "fitted": False, "reason": "priors given by the caller"}},
         expert_imbalance=out(w["imbalance"]),
         all_to_all_time_s=out(a2a),
+        expert_kernels_time_s=fixed["expected"].moe_kernels_s,
         parallel=par,
         part_times_s={name: tuple(out(v) for v in times) for name, times in parts.items()},
     )

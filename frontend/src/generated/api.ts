@@ -6976,6 +6976,11 @@ export interface components {
             warnings: string[];
             model: components["schemas"]["ModelSummary"];
             gpu: components["schemas"]["GPUSummary"];
+            /**
+             * Format: double
+             * @description The routed experts' fixed kernel time per step, part of overhead_seconds: 27.8 µs per MoE layer beyond streaming the experts' weights (fused_moe kernel benchmarks); 0 for a dense model
+             */
+            expert_kernels_seconds: number;
             /** @description The parts of a layer, which run one after the other: the GEMMs (weights and activations), attention (its FLOPs and the KV reads) and a MoE model's routed experts. A part whose compute and memory traffic overlap (`overlapped`: the GEMMs, attention) takes the longer of the two; the routed experts take their sum (the no-overlap bound). The parts' seconds plus communication and overhead make the step */
             parts: components["schemas"]["StepPart"][];
             step_seconds_range: number[];

@@ -55,11 +55,11 @@ export function StepView({ step }: { step: SimulatorResults["step-time"] }) {
 const PART_LABELS: Record<string, string> = { gemms: "GEMMs", attention: "Attention", experts: "Experts" };
 
 /** The parts of a layer run one after the other: a part whose compute and memory overlap takes the longer of the two
- * (coloured by which), the routed experts their sum (two bars); then communication and overhead: the bars add up to
- * the step. */
+ * (coloured by which), the routed experts their sum (two bars) and, for a MoE, their fixed kernel time (a bar of its
+ * own, taken out of the overhead); then communication and overhead: the bars add up to the step. */
 function TimeBars({ step }: { step: SimulatorResults["step-time"] }) {
   return (
-    <HBars title="Time per step by resource, part by part (GEMMs and attention take the longer of their compute and memory, a MoE's experts both; the bars add up to the step)" fmt={fmtSeconds}
+    <HBars title="Time per step by resource, part by part (GEMMs and attention take the longer of their compute and memory, a MoE's experts both, plus their fixed kernel time; the bars add up to the step)" fmt={fmtSeconds}
       bars={[
         ...step.parts.flatMap((p) => {
           const label = PART_LABELS[p.part] ?? p.part;
@@ -72,8 +72,11 @@ function TimeBars({ step }: { step: SimulatorResults["step-time"] }) {
           const bound = p.compute_seconds >= p.memory_seconds ? "compute" : "memory";
           return [{ label: `${label} (${bound})`, value: p.seconds, color: C[bound] }];
         }),
+        ...(step.expert_kernels_seconds > 0
+          ? [{ label: "Experts (fixed kernels)", value: step.expert_kernels_seconds, color: C.overhead }]
+          : []),
         { label: "Communication", value: step.communication_seconds, color: C.communication },
-        { label: "Overhead", value: step.overhead_seconds, color: C.overhead },
+        { label: "Overhead", value: step.overhead_seconds - step.expert_kernels_seconds, color: C.overhead },
       ]} />
   );
 }
