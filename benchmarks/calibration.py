@@ -28,8 +28,10 @@ log space within the bounds below (MBU held to the literature's 0.60-0.85, as ro
 factors the rows identify move (identified: at least IDENTIFYING_ROWS rows whose prediction moves by
 IDENTIFYING_ELASTICITY per unit log change); the others keep the value the search starts from, the fit the group
 borrows from (DERIVED_PRIORS) when that group is fitted in the fold, else the hand-set PRIORS, never the installed fit.
-A group with no training rows gets what the product gives it (roofline.prior_basis: the borrowed fit of
-DERIVED_PRIORS, when that group has rows, else the hand-set PRIORS).
+Only the groups the product fits (roofline.FITTED_PRIORS) are fitted, in every fold; a group the product does not fit
+(Hopper BF16: roofline.DERIVED_PRIORS says why) or with no training rows gets what the product gives it
+(roofline.prior_basis: the borrowed fit of DERIVED_PRIORS, when that group has rows, else the hand-set PRIORS), so the
+score is the endpoints' own and not that of a fit no endpoint uses.
 Fitted on dense models' rows only, scored on every row: the four factors describe dense GEMMs, attention and weight
 streaming, and MoE rows (DeepSeek-R1, gpt-oss, Mixtral) measure 2-4x slower than those factors predict at small batch
 (expert kernels, routing): fitted in, they dragged every dense prediction of their group and widened its range to
@@ -260,10 +262,11 @@ class Fitted:
 def fits_on(train: list[Row], min_range_rows: int = MIN_RANGE_ROWS) -> dict[tuple[str, str], Fitted]:
     """Each family/dtype's fit on these rows. A group starts from what the product would give it without rows (the
     fit DERIVED_PRIORS borrows, when that group is fitted here, else the hand-set PRIORS), never from the installed
-    fit, which has seen every source; the factors its rows do not identify stay there."""
+    fit, which has seen every source; the factors its rows do not identify stay there. Only the groups the product
+    fits (FITTED_PRIORS) are fitted: the others take what prior_basis gives them, as every endpoint does."""
     groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for r in train:
-        if r.metric in SCORED and r.group[0] and not MODELS[r.model].is_moe:
+        if r.metric in SCORED and r.group in FITTED_PRIORS and not MODELS[r.model].is_moe:
             groups[r.group].append(r)
     borrows = {key: DERIVED_PRIORS[key][0] for key in groups if DERIVED_PRIORS.get(key, (None,))[0] in groups}
     fitted = {}
@@ -325,7 +328,7 @@ def summary(results: list[tuple], label: str) -> None:
     inside = [lo <= r.measured <= hi for r, lo, _, hi, *_ in results]
     width = float(np.median([hi / lo for _, lo, _, hi, *_ in results]))
     gmean = math.exp(float(np.mean([math.log(ratio(r, e)) for r, _, e, _, *_ in results])))
-    print(f"{label}: {sum(inside)}/{len(inside)} inside ({100 * sum(inside) / len(inside):.0f} %; target >= 75 %), "
+    print(f"{label}: {sum(inside)}/{len(inside)} inside ({100 * sum(inside) / len(inside):.1f} %; target >= 75 %), "
           f"median high/low {width:.2f}x (target <= 1.7x), geometric-mean measured/expected {gmean:.2f}")
 
 
@@ -465,6 +468,13 @@ def main() -> None:
                             f"{getattr(f.priors, k).expected * f.high:.3f}" for k in FACTORS)
         print(f"  {key[0]} {key[1]} ({f.basis}): {implied} (low / expected / high; measured/predicted "
               f"{f.low:.3f}-{f.high:.3f})")
+    unfitted = defaultdict(int)
+    for r in rows:
+        if r.metric in SCORED and r.group[0] and r.group not in FITTED_PRIORS and not MODELS[r.model].is_moe:
+            unfitted[r.group] += 1
+    for key, n in sorted(unfitted.items()):
+        reason = DERIVED_PRIORS.get(key, (None, "the hand-set PRIORS"))[1].format(family=key[0], dtype=key[1].upper())
+        print(f"  {key[0]} {key[1]}: {n} dense rows, not fitted ({reason})")
     print("GPU ratios (installed priors, expected), each with its derivation:")
     gpu_ratios(rows, product)
 

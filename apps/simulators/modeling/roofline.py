@@ -41,7 +41,7 @@ t_compute = FLOPs / (peak · MFU), with the decode MFU for a step of one new tok
 t_memory = (weights + activations) / (BW · MBU) + KV bytes / (BW · KV-read efficiency): the GEMMs' weight streaming
   and the attention kernels' KV reads reach different shares of the bandwidth.
 Efficiency priors are ranges per GPU family and compute dtype (prior_basis: fitted to published measurements of that
-family and dtype, FITTED_PRIORS: Hopper FP8, Blackwell NVFP4, CDNA3 FP8, Ampere BF16; a family/dtype without rows
+family and dtype, FITTED_PRIORS: Hopper FP8, Blackwell NVFP4, CDNA3 FP8, Ampere BF16; a family/dtype without a fit
 borrows a fitted set with the reason, DERIVED_PRIORS; the hand-set PRIORS for other families); outputs carry the
 expected value and
 `*_range` = [optimistic, pessimistic]. Sources: SIMULATOR-NOTES §2.3–2.5, §2.7; benchmarks/calibration.py.
@@ -180,12 +180,18 @@ FITTED_PRIORS = {("hopper", "fp8"): HOPPER_PRIORS, ("blackwell", "fp4"): BLACKWE
 FAMILY_PRIORS = {"hopper": HOPPER_PRIORS, "blackwell": BLACKWELL_PRIORS, "cdna3": CDNA3_PRIORS,
                  "ampere": AMPERE_PRIORS}  # each family's fit
 _NO_ROWS = "no {family} {dtype} rows in the fit set"
-# A family/dtype without rows borrows a fitted set, and the answer says which and why. Efficiencies are shares of the
+# A family/dtype without a fit borrows a fitted set, and the answer says which and why. Efficiencies are shares of the
 # deployment's own peak FLOP/s and HBM bandwidth, so borrowing them keeps the GPU and dtype's peaks and bandwidth:
 # B200/H200 in FP8 then follows 4.5/1.98 PFLOP/s of FP8 peak and 8.0/4.8 TB/s, not a fitted NVFP4 factor.
 DERIVED_PRIORS = {
-    ("hopper", "bf16"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to the BF16 peak and "
-                         "the same HBM (the same attention kernels and weight streaming; only the GEMM dtype differs)"),
+    # Hopper BF16 has 9 rows but no fit: the only rows that depend on its prefill MFU are GPUStack's vLLM runs of
+    # Qwen3-32B on one H100, which ran 1.17-1.51x the same page's A100 runs (4000/200 to 128/4) where the BF16 peak is
+    # 3.17x and the bandwidth 1.64x. Fitted, that one harness set every Hopper BF16 prefill to 0.287 of peak, and
+    # TensorRT-LLM's Mixtral FP16 rows on H100 and H200 measured 1.5-1.8x faster than that fit's range.
+    ("hopper", "bf16"): (("hopper", "fp8"), "Hopper BF16 is not fitted: its only rows that pin the prefill MFU (GPUStack's "
+                         "vLLM runs of Qwen3-32B on one H100) ran 1.17-1.51x the same runs on an A100 where the peak is "
+                         "3.17x and the bandwidth 1.64x; Hopper FP8's fitted factors applied to the BF16 peak and the same "
+                         "HBM (the same attention kernels and weight streaming; only the GEMM dtype differs)"),
     ("blackwell", "fp8"): (("hopper", "fp8"), _NO_ROWS + ": Hopper FP8's fitted factors applied to B200's FP8 peak and "
                            "HBM3e bandwidth (the NVFP4 fit's KV-read efficiency 0.52 is an FP4-run effect, not a "
                            "property of FP8 kernels), so B200/H200 follows the peak and bandwidth ratios"),
