@@ -56,7 +56,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -259,6 +259,11 @@ class Fitted:
     basis: str
 
 
+def fits_a_group(r: Row) -> bool:
+    """Whether a row may join its family/dtype's fit: a scored metric of a dense model on a GPU of a known family."""
+    return r.metric in SCORED and bool(r.group[0]) and not MODELS[r.model].is_moe
+
+
 def fits_on(train: list[Row], min_range_rows: int = MIN_RANGE_ROWS) -> dict[tuple[str, str], Fitted]:
     """Each family/dtype's fit on these rows. A group starts from what the product would give it without rows (the
     fit DERIVED_PRIORS borrows, when that group is fitted here, else the hand-set PRIORS), never from the installed
@@ -266,7 +271,7 @@ def fits_on(train: list[Row], min_range_rows: int = MIN_RANGE_ROWS) -> dict[tupl
     fits (FITTED_PRIORS) are fitted: the others take what prior_basis gives them, as every endpoint does."""
     groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for r in train:
-        if r.metric in SCORED and r.group in FITTED_PRIORS and not MODELS[r.model].is_moe:
+        if fits_a_group(r) and r.group in FITTED_PRIORS:
             groups[r.group].append(r)
     borrows = {key: DERIVED_PRIORS[key][0] for key in groups if DERIVED_PRIORS.get(key, (None,))[0] in groups}
     fitted = {}
@@ -468,10 +473,7 @@ def main() -> None:
                             f"{getattr(f.priors, k).expected * f.high:.3f}" for k in FACTORS)
         print(f"  {key[0]} {key[1]} ({f.basis}): {implied} (low / expected / high; measured/predicted "
               f"{f.low:.3f}-{f.high:.3f})")
-    unfitted = defaultdict(int)
-    for r in rows:
-        if r.metric in SCORED and r.group[0] and r.group not in FITTED_PRIORS and not MODELS[r.model].is_moe:
-            unfitted[r.group] += 1
+    unfitted = Counter(r.group for r in rows if fits_a_group(r) and r.group not in FITTED_PRIORS)
     for key, n in sorted(unfitted.items()):
         reason = DERIVED_PRIORS.get(key, (None, "the hand-set PRIORS"))[1].format(family=key[0], dtype=key[1].upper())
         print(f"  {key[0]} {key[1]}: {n} dense rows, not fitted ({reason})")

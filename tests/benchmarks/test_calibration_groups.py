@@ -2,17 +2,9 @@
 held-out score is the endpoints' own: Hopper BF16 rows take Hopper FP8's fit in every fold, as prior_basis gives them.
 The reason the product gives for not fitting Hopper BF16 is checked against the fixture it cites."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
-SPEC = importlib.util.spec_from_file_location("calibration", Path(__file__).resolve().parents[2] / "benchmarks" / "calibration.py")
-calibration = importlib.util.module_from_spec(SPEC)
-sys.modules["calibration"] = calibration  # dataclasses look their module up while the file runs
-SPEC.loader.exec_module(calibration)
-
-from apps.simulators.modeling import load_gpus  # noqa: E402
-from apps.simulators.modeling.roofline import DERIVED_PRIORS, FITTED_PRIORS, prior_basis  # noqa: E402
+from apps.simulators.modeling import load_gpus
+from apps.simulators.modeling.roofline import DERIVED_PRIORS, FITTED_PRIORS, prior_basis
+from benchmarks import calibration
 
 ROWS = calibration.load_rows()
 

@@ -1,22 +1,16 @@
 """One predictor: benchmarks/calibration.py scores the priors with the same model the throughput-latency endpoint
 answers with, so a run at a fixed concurrency is predicted as the endpoint's point at that batch."""
 
-import importlib.util
-import sys
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from api_helpers import load_real_catalog, post
 
 from apps.simulators.modeling import load_gpus
 from apps.simulators.modeling.roofline import prior_basis
+from benchmarks import calibration
 
 pytestmark = pytest.mark.django_db
-SPEC = importlib.util.spec_from_file_location("calibration", Path(__file__).resolve().parents[2] / "benchmarks" / "calibration.py")
-calibration = importlib.util.module_from_spec(SPEC)
-sys.modules["calibration"] = calibration  # dataclasses look their module up while the file runs
-SPEC.loader.exec_module(calibration)
 
 
 @pytest.fixture(autouse=True)

@@ -184,10 +184,9 @@ _NO_ROWS = "no {family} {dtype} rows in the fit set"
 # deployment's own peak FLOP/s and HBM bandwidth, so borrowing them keeps the GPU and dtype's peaks and bandwidth:
 # B200/H200 in FP8 then follows 4.5/1.98 PFLOP/s of FP8 peak and 8.0/4.8 TB/s, not a fitted NVFP4 factor.
 DERIVED_PRIORS = {
-    # Hopper BF16 has 9 rows but no fit: the only rows that depend on its prefill MFU are GPUStack's vLLM runs of
-    # Qwen3-32B on one H100, which ran 1.17-1.51x the same page's A100 runs (4000/200 to 128/4) where the BF16 peak is
-    # 3.17x and the bandwidth 1.64x. Fitted, that one harness set every Hopper BF16 prefill to 0.287 of peak, and
-    # TensorRT-LLM's Mixtral FP16 rows on H100 and H200 measured 1.5-1.8x faster than that fit's range.
+    # Hopper BF16 has 9 rows but no fit (the reason below, on GPUStack's 4000/200 to 128/4 runs). Fitted, that one
+    # harness set every Hopper BF16 prefill to 0.287 of peak, and TensorRT-LLM's Mixtral FP16 rows on H100 and H200
+    # measured 1.5-1.8x faster than that fit's range.
     ("hopper", "bf16"): (("hopper", "fp8"), "Hopper BF16 is not fitted: its only rows that pin the prefill MFU (GPUStack's "
                          "vLLM runs of Qwen3-32B on one H100) ran 1.17-1.51x the same runs on an A100 where the peak is "
                          "3.17x and the bandwidth 1.64x; Hopper FP8's fitted factors applied to the BF16 peak and the same "
