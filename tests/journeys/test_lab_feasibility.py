@@ -97,10 +97,10 @@ MOE = "model=mixtral-8x7b&gpu=h200&weight_dtype=fp8&kv_dtype=fp8&tensor_parallel
 
 
 @pytest.mark.parametrize("kind", ["desktop", "phone"])
-def test_a_moe_step_shows_its_experts_compute_and_weight_reads_as_two_bars(site, open_page, kind):
-    """A MoE's routed experts take their compute plus their weight streaming (the no-overlap bound), so the time bars
-    show both, and their fixed kernel time a third bar taken out of the overhead; the GEMMs and attention keep one bar
-    each at the longer of the two, and nothing is clipped."""
+def test_a_moe_step_shows_its_experts_compute_and_memory_as_two_bars(site, open_page, kind):
+    """A MoE's routed experts take their compute plus their memory traffic, weights and elementwise kernels (the
+    no-overlap bound), so the time bars show both, and their fixed kernel time a third bar taken out of the overhead;
+    the GEMMs and attention keep one bar each at the longer of the two, and nothing is clipped."""
     page, _ = open_page(kind)
     page.goto(f"{site.url}/lab/step-time?{MOE}&phase=decode")
     bars = page.locator("svg[aria-label^='Time per step by resource']")

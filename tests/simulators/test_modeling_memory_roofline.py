@@ -163,9 +163,10 @@ def test_each_part_of_a_layer_runs_at_its_own_roofline_one_after_the_other():
     MBU = KV-read efficiency = 0.8. The GEMMs outside the experts are compute-bound, attention reads the KV cache of
     1,024 sequences (memory-bound), and the experts see 1,024 · 2 / 8 = 256 tokens each (compute-bound). The kernels
     run one after the other, so the step is the sum of each part's own bound, and the routed experts take the
-    no-overlap bound, their compute plus their weight streaming. One max over the summed work would hide the KV reads
-    and the experts' weight reads under the compute (20.43 ms less here: 8.97 ms of KV reads less attention's 0.28 ms
-    of compute, plus 11.74 ms of expert weights)."""
+    no-overlap bound, their compute plus their weight streaming and the traffic of their elementwise kernels. One max
+    over the summed work would hide the KV reads and the experts' memory traffic under the compute (22.11 ms less here:
+    8.97 ms of KV reads less attention's 0.28 ms of compute, plus 11.74 ms of expert weights and 1.68 ms through the
+    elementwise kernels)."""
     from dataclasses import replace
 
     from apps.simulators.engine.costs import roofline_step_cost
@@ -194,16 +195,44 @@ def test_each_part_of_a_layer_runs_at_its_own_roofline_one_after_the_other():
     # (8 · (1 − (6/8)^1024) = 8) 32 · 8 · 176,160,768 B → 11.744 ms
     experts = 2 * 32 * 2 * 176_160_768 * 1024 / flops_per_s
     expert_bytes = 32 * 8 * 176_160_768 / bytes_per_s
+    # and their two elementwise kernels (vLLM's fused_experts): silu_and_mul reads the up/gate output 2 · 14,336 and
+    # writes 14,336 per (token, expert) pair, moe_sum reads the two experts' 4,096-wide outputs and writes one, all at
+    # 2 B: per pair 2 · (3 · 14,336 + 4,096 · 1.5) = 98,304 B, over 32 layers · 1,024 tokens · 2 experts → 1.678 ms
+    elementwise = 32 * 1024 * 2 * 2 * (3 * 14_336 + 4096 * 1.5) / bytes_per_s
+    assert elementwise == pytest.approx(1.6777e-3, rel=1e-4)
     assert (gemms, kv_reads, experts) == (pytest.approx(3.0521e-3, rel=1e-4), pytest.approx(8.9653e-3, rel=1e-4),
                                           pytest.approx(23.336e-3, rel=1e-4))
     assert r.compute_time_s == pytest.approx(gemms + attention_flops + experts, rel=1e-9)
-    assert r.memory_time_s == pytest.approx(gemm_bytes + kv_reads + expert_bytes, rel=1e-9)
+    assert r.memory_time_s == pytest.approx(gemm_bytes + kv_reads + expert_bytes + elementwise, rel=1e-9)
     fixed = r.communication_time_s + r.overhead_time_s
     assert expert_bytes == pytest.approx(11.744e-3, rel=1e-4)
-    assert r.step_time_s == pytest.approx(gemms + kv_reads + experts + expert_bytes + fixed, rel=1e-9)
+    assert r.step_time_s == pytest.approx(gemms + kv_reads + experts + expert_bytes + elementwise + fixed, rel=1e-9)
     assert r.step_time_s - (max(r.compute_time_s, r.memory_time_s) + fixed) == pytest.approx(
-        kv_reads - attention_flops + expert_bytes, rel=1e-9)
-    assert r.step_time_s - (max(r.compute_time_s, r.memory_time_s) + fixed) == pytest.approx(20.43e-3, rel=1e-3)
+        kv_reads - attention_flops + expert_bytes + elementwise, rel=1e-9)
+    assert r.step_time_s - (max(r.compute_time_s, r.memory_time_s) + fixed) == pytest.approx(22.11e-3, rel=1e-3)
     # the engine prices the same step the same way
     cost = roofline_step_cost(m, g, weight_dtype="fp8", kv_dtype="fp8", priors=replace(PRIORS, **flat))
     assert cost(np.ones(1024), np.full(1024, 512.0)) == pytest.approx(r.step_time_s, rel=1e-12)
+
+
+def test_the_experts_elementwise_kernels_move_bytes_per_pair_that_grow_as_tp_narrows_each_expert():
+    """vLLM's fused_experts runs silu_and_mul (reads the up/gate output, 2 · w wide, writes w) and moe_sum (reads the k
+    experts' h-wide outputs, writes one) around its two grouped GEMMs: per (token, expert) pair 2 B · (3 · w + h · (1 +
+    1/k)). DeepSeek-V3 (config.json: 58 MoE layers after first_k_dense_replace 3 of 61, top-8, moe_intermediate_size
+    2,048, hidden 7,168): at TP 8 each GPU holds 256 columns of every expert and sees every token's 8 pairs,
+    2 · (768 + 8,064) = 17,664 B per pair, 58 · 8 · 17,664 = 8,196,096 B per token; with EP 8 whole experts
+    (w = 2,048, 2 · (6,144 + 8,064) = 28,416 B per pair) and one eighth of the pairs: 58 · 8 · 28,416 / 8 =
+    1,648,128 B. A dense model has none."""
+    from apps.simulators.modeling.parallel import Parallelism
+    from apps.simulators.modeling.roofline import expert_elementwise_bytes
+
+    m = MODELS["deepseek-v3"]
+    assert (m.num_moe_layers, m.experts_per_token, m.moe_intermediate_size, m.hidden_size) == (58, 8, 2048, 7168)
+    assert expert_elementwise_bytes(m, Parallelism(tp=8), 2) == pytest.approx(8_196_096)
+    assert expert_elementwise_bytes(m, Parallelism(tp=8, ep=8), 2) == pytest.approx(1_648_128)
+    assert expert_elementwise_bytes(MODELS["llama-3.1-8b"], Parallelism(tp=8), 2) == 0.0
+    # in the step: a TP-8 prefill of 8,192 tokens moves 8,192 · 8,196,096 B more through the experts' memory time
+    g = GPUS["h200"]
+    with_experts = step_time(m, g, batch=1, context_tokens=0, new_tokens=8192, tp=8, weight_dtype="fp8")
+    assert float(with_experts.bytes_per_gpu) - float(with_experts.weight_bytes_per_gpu) - float(
+        with_experts.kv_bytes_per_gpu) == pytest.approx(8192 * (8_196_096 + 2 * 61 * 7168 * 2), rel=1e-9)

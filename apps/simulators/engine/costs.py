@@ -31,7 +31,8 @@ The per-step and per-request CPU overheads dominate small models at small batch.
 Parallelism (modeling/parallel.py): the engine simulates one deployment of TP · PP · DP GPUs whose DP ranks share
 the batch evenly, so the step's sums are the whole group's: per-rank terms (non-expert FLOPs, KV, activations,
 per-request overhead, TP all-reduces and PP sends) take 1/DP of them, while the routed experts see every rank's
-tokens (T_g = T): c_E · T · imbalance(T) over TP · DP GPUs, weights via the distinct experts of T. The PP stages
+tokens (T_g = T): c_E · T · imbalance(T) over TP · DP GPUs, weights via the distinct experts of T, and the bytes of
+their elementwise kernels (roofline.expert_elementwise_bytes) per token routed. The PP stages
 run one after another, so the per-stage ÷ PP and the × PP of going through every stage cancel in compute and memory.
 With EP, each MoE layer adds a dispatch and a combine all-to-all (roofline.py) priced per token of the group.
 """
@@ -53,6 +54,7 @@ from ..modeling.roofline import (
     attention_cost,
     attention_head_dims,
     expected_distinct_experts,
+    expert_elementwise_bytes,
     priors_for,
 )
 from ..modeling.specs import GPUSpec, ModelSpec, count_params, dtype_bytes
@@ -86,6 +88,7 @@ class RooflineStepCost:
     window: int
     dp: int = 1
     c_expert: float = 0.0      # expert FLOPs per GPU per token of the whole group
+    c_expert_bytes: float = 0.0  # bytes of the experts' elementwise kernels per GPU per token of the group
     ep: int = 1                # > 1: the busiest EP rank sets the expert time (uniform routing)
     kv_memory_rate: float | None = None  # HBM bytes/s · KV-read efficiency; None: memory_rate
     decode_compute_rate: float | None = None  # peak FLOP/s · decode MFU; None: compute_rate
@@ -138,8 +141,11 @@ class RooflineStepCost:
         if self.moe_num_experts:
             n = self.moe_num_experts
             expert_bytes = self.moe_bytes_per_expert * n * (1.0 - ((n - self.moe_top_k) / n) ** tokens)
-            # compute and weight streaming of the routed experts add up (roofline._times: the no-overlap bound)
-            experts = self.c_expert * tokens * self.imbalance(tokens) * per_flop + expert_bytes / self.memory_rate
+            # compute, weight streaming and the elementwise kernels of the routed experts add up (roofline._times: the
+            # no-overlap bound)
+            routed = tokens * self.imbalance(tokens)
+            experts = (self.c_expert * routed * per_flop
+                       + (expert_bytes + self.c_expert_bytes * routed) / self.memory_rate)
         t_x = self.comm_per_token_s * tokens + self.comm_fixed_s
         return gemms + attention + experts + t_x + self.step_overhead_s + self.request_overhead_s * seqs / self.dp
 
@@ -215,6 +221,7 @@ def roofline_step_cost(
         window=int(m.sliding_window or 0),
         dp=dp,
         c_expert=2.0 * routed_active / par.expert_shards,
+        c_expert_bytes=expert_elementwise_bytes(m, par, b_act),
         ep=par.ep,
         kv_memory_rate=gpu.hbm_bandwidth_bytes_per_s * priors.kv_read_efficiency.expected,
         decode_compute_rate=gpu.peak_flops(weight_dtype) * priors.decode_mfu.expected,

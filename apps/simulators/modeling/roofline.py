@@ -14,7 +14,10 @@ Bytes per step per GPU:
   expected number of distinct experts N·(1 − ((N − k)/N)^T) per layer (uniform routing,
   an upper bound: correlated routing touches fewer) ÷ TP
   + KV read of every cached token + KV write of the T new tokens (kv.py, per-rank heads)
-  + activations L · h · B · T · 2 (read + write; replicated on every rank).
+  + activations L · h · B · T · 2 (read + write; replicated on every rank)
+  + a MoE layer's expert elementwise kernels, per (token, expert) pair B · (mlp_matrices · w + h · (1 + 1/k)) with w
+  the expert's width on the GPU (silu_and_mul and moe_sum between and after the grouped GEMMs;
+  expert_elementwise_bytes).
 Communication: Megatron TP does 2 all-reduces per layer of T · h · B bytes; ring cost
   2(N−1)/N · M / (BW_link · eff) + 2(N−1)·α with BW_link = one direction of the
   datasheet NVLink/PCIe total.
@@ -23,8 +26,8 @@ step = max(t_compute, t_memory) of the GEMMs (FLOPs of the weights, bytes of the
   experts (their FLOPs and the distinct experts' bytes) + t_comm + t_overhead. The parts run one after the other, each
   at its own roofline: at decode attention reads the KV cache while the GEMMs of a large batch are compute-bound, and
   an expert sees T·k/N tokens; one max over the summed work would hide one part's time under another's. The routed
-  experts take the no-overlap bound, compute plus weight streaming: measured, MoE layers run slower than the larger of
-  the two (on the held-out MoE rows of benchmarks/calibration.py the sum lands more of them inside their range, for
+  experts take the no-overlap bound, compute plus the traffic of their weights and elementwise kernels: measured, MoE
+  layers run slower than the larger of the two (on the held-out MoE rows of benchmarks/calibration.py the sum lands more of them inside their range, for
   Mixtral, gpt-oss and DeepSeek alike; benchmarks/README.md), and a kernel-level model of grouped expert GEMMs is not
   built. Comm is on the critical path in vLLM TP; overhead = per-step + per-request CPU cost, + kernel launches per
   layer in eager mode, + the routed experts' fixed kernel time per MoE layer (step_overhead.py).
@@ -440,6 +443,24 @@ def step_time(
     return _replace(result, note=note, derivation=derivation)
 
 
+def expert_elementwise_bytes(model: ModelSpec, par: Parallelism, b_act: float) -> float:
+    """Bytes per GPU, per token of the group (before the EP imbalance), of the two elementwise kernels a MoE layer's
+    routed experts run between and after their grouped GEMMs. vLLM's and SGLang's fused_experts (fused_moe.py:
+    fused_experts_impl) write the first GEMM's output to intermediate_cache1 (T·k × (mlp_matrices − 1)·w), then
+    silu_and_mul reads it and writes intermediate_cache2 (T·k × w), and after the second GEMM moe_sum reads
+    intermediate_cache3 (T × k × h) and writes the layer's output (T × h); w is one expert's width on this GPU
+    (moe_intermediate_size ÷ TP · DP without EP, whole with EP). Per (token, expert) pair that is
+    B · (mlp_matrices · w + h · (1 + 1/k)) (no sum at k = 1: the GEMM writes the output). These are separate kernels,
+    so their traffic cannot hide under the GEMMs' math the way a GEMM's own operand reads do; at narrow per-GPU widths
+    it rivals the experts' FLOPs (DeepSeek-V3 at TP 8: 256 columns, 17.7 KB per pair against 11 MFLOP)."""
+    if not model.is_moe:
+        return 0.0
+    k = int(model.experts_per_token or 0)
+    width = float(model.moe_intermediate_size or 0) / (1 if par.ep > 1 else par.expert_shards)
+    per_pair = b_act * (model.mlp_matrices * width + (model.hidden_size * (1.0 + 1.0 / k) if k > 1 else 0.0))
+    return model.num_moe_layers * k * per_pair / (par.expert_shards if par.ep > 1 else 1)
+
+
 def _work(model, gpu, b, ctx, n, par: Parallelism, weight_dtype, kv_dtype, act_dtype, skew) -> dict:
     m = model
     p = count_params(m)
@@ -480,6 +501,7 @@ def _work(model, gpu, b, ctx, n, par: Parallelism, weight_dtype, kv_dtype, act_d
     kv = per_layer_kv * b * (held + L * n) / par.pp
     act = 2.0 * L * m.hidden_size * b_act * tokens / par.pp
     weights_gpu = (non_expert / tp + touched / par.expert_shards) / par.pp
+    expert_act = expert_elementwise_bytes(m, par, b_act) * group_tokens * imbalance / par.pp
     flops_gpu = ((dense + attn) / tp + experts_gpu) / par.pp
     # MoE traffic per GPU per collective: EP all-to-all of this GPU's tokens' k copies, or (DP without EP) the
     # all-gather / reduce-scatter of every DP rank's hidden states.
@@ -492,10 +514,10 @@ def _work(model, gpu, b, ctx, n, par: Parallelism, weight_dtype, kv_dtype, act_d
         "flops_gpu": flops_gpu, "linear": linear, "attn": attn, "attn_gpu": attn / tp / par.pp, "attn_cost": attn_cost,
         # attention FLOPs at a lower peak count as that many more FLOPs at the weights' peak
         "compute_flops_gpu": flops_gpu + attn / tp / par.pp * (attn_cost - 1.0), "weights_gpu": weights_gpu,
-        "kv_gpu": kv, "act_gpu": act, "bytes_gpu": weights_gpu + kv + act, "distinct": distinct,
+        "kv_gpu": kv, "act_gpu": act, "bytes_gpu": weights_gpu + kv + act + expert_act, "distinct": distinct,
         "tokens": tokens, "msg_bytes": tokens * m.hidden_size * b_act, "imbalance": imbalance,
         "moe_group": moe_group, "moe_bytes": moe_bytes, "experts_gpu": experts_gpu / par.pp,
-        "expert_bytes_gpu": touched / par.expert_shards / par.pp,
+        "expert_bytes_gpu": touched / par.expert_shards / par.pp, "expert_act_gpu": expert_act,
         "decode": np.broadcast_to(np.asarray(n) == 1, np.shape(tokens)),
     }
 
@@ -517,7 +539,7 @@ def _times(w, peak, bw, link_bw, alpha, par: Parallelism, b, model, mfu, decode_
     # the no-overlap bound (module docstring): at decode attention streams the KV cache while a large batch's GEMMs
     # are compute-bound.
     t_ce = par.pp * w["experts_gpu"] / (peak * mfu)
-    t_me = par.pp * w["expert_bytes_gpu"] / (bw * mbu)
+    t_me = par.pp * (w["expert_bytes_gpu"] + w["expert_act_gpu"]) / (bw * mbu)
     t_ca = par.pp * w["attn_gpu"] * w["attn_cost"] / (peak * mfu)
     t_ma = par.pp * w["kv_gpu"] / (bw * kvbu)
     t_cd = par.pp * w["compute_flops_gpu"] / (peak * mfu) - t_ce - t_ca  # the stages run one after another
@@ -600,7 +622,8 @@ def _derivation(model, gpu, w, peak, bw, b, ctx, n, par: Parallelism, r, pr, wei
         f"{mla_dims}"
         f"= {fmt(w['linear'])} + {fmt(w['attn'])} FLOP, {split}"
         f"Bytes per GPU = weights {fmt(w['weights_gpu'], 'B')} + KV {fmt(w['kv_gpu'], 'B')} + activations "
-        f"{fmt(w['act_gpu'], 'B')} = {fmt(w['bytes_gpu'], 'B')}. Intensity = {fmt(r.arithmetic_intensity, 'FLOP/B')} "
+        f"{fmt(w['act_gpu'] + w['expert_act_gpu'], 'B')} = {fmt(w['bytes_gpu'], 'B')}. "
+        f"Intensity = {fmt(r.arithmetic_intensity, 'FLOP/B')} "
         f"vs ridge {peak / 1e12:,.1f} TFLOP/s ({weight_dtype}) ÷ {bw / 1e12:,.2f} TB/s = {r.ridge_point:,.0f} FLOP/B. "
         f"t_compute = {stages}FLOPs/(peak·{mfu_label}) = {fmt(r.compute_time_s, 's')}; "
         f"t_memory = {stages}[(weights + activations)/(BW·MBU {pr.mbu.expected:g}) + KV/(BW·KV-read "
@@ -611,7 +634,8 @@ def _derivation(model, gpu, w, peak, bw, b, ctx, n, par: Parallelism, r, pr, wei
         + "step = max(t_compute, t_memory) of the GEMMs + max(t_compute, t_memory) of attention (its "
         f"{fmt(w['attn_gpu'], 'FLOP')} and the KV reads) "
         + (f"+ (t_compute + t_memory) of the routed experts ({fmt(w['experts_gpu'], 'FLOP')}, "
-           f"{fmt(w['expert_bytes_gpu'], 'B')} per GPU; the no-overlap bound) " if model.is_moe else "")
+           f"{fmt(w['expert_bytes_gpu'], 'B')} of weights + {fmt(w['expert_act_gpu'], 'B')} through their "
+           "elementwise kernels per GPU; the no-overlap bound) " if model.is_moe else "")
         + "(each part at its own roofline, one after the other) + t_comm + overhead = "
         + f"{fmt(r.step_time_s, 's')} "
         f"(range {fmt(r.step_time_s_range[0], 's')} – {fmt(r.step_time_s_range[1], 's')}); "
