@@ -58,10 +58,10 @@ def test_the_search_respects_the_constraints_and_its_best_meets_the_slo(content)
      (1.9, 2.1)),
     # DeepSeek-V3: 671 B parameters (technical report) × 1 byte in FP8 = 671 GB over 8 H100s is 83.9 GB per GPU, more
     # than an 80 GB card. The first fix on offer keeps TP 8 and FP8 on H200s (141 GB each): the same 83.9 GB a GPU.
-    # Twice its best answer costs 1.75× per token, not 2×: cost per token is dollars over the run's makespan, which
-    # ends when the last ~500-token answer finishes. Measured: one B200 node decodes at p99 TPOT 32 ms, two at 21 ms,
-    # so the drain after the last arrival (50 s of arrivals) is shorter and two nodes serve 3,343 tokens/s against
-    # one node's 2,924.
+    # Twice its best answer costs 1.79× per token, not 2×: cost per token is dollars over the run's makespan, which
+    # ends when the last ~500-token answer finishes. Measured: one B200 node decodes at p99 TPOT 33 ms, two at 22 ms,
+    # so the drain after the last arrival (50 s of arrivals) is shorter and two nodes serve 3,224 tokens/s against
+    # one node's 2,880.
     ("moe-deepseek-v3-api", {"gpu": "h100-sxm", "tensor_parallel": 8, "weight_dtype": "fp8"}, "Try GPU h200:", 671 / 8,
      (1.6, 2.1)),
 ])
