@@ -15,8 +15,9 @@ scheduler reserves at admission, kv_admission: full_length) at the run's memory 
 max_num_seqs (else 2,048) and at most the run's requests per DP rank where the source states them (TensorRT-LLM's
 $num_requests tables: with fewer requests than the engine holds, all run at once, and the steady state at b = n is
 that run exactly, n·OSL tokens over the n prompts' prefill plus OSL decode steps); a run at a fixed concurrency holds
-min(concurrency, that); a single-request run holds 1. With data-parallel attention (TensorRT-LLM's DEP: DP
-ranks of attention, the experts spread over the same GPUs by EP) b is per rank and every rank serves its own share.
+min(concurrency ÷ DP ranks, that); a single-request run holds 1. With data-parallel attention (TensorRT-LLM's DEP: DP
+ranks of attention, the experts spread over the same GPUs by EP; SGLang's --enable-dp-attention: DP ranks of TP 1,
+the experts split over the same GPUs) b is per rank and every rank serves its own share.
 Metrics: output (whole deployment or per GPU) or total tokens/s, requests/s, and TPOT (mean time per output token)
 from the steady state; TTFT and end-to-end latency of a static batch of b requests (vLLM's
 benchmark_latency; b = 1 for one request) as the b prompts' prefill step plus OSL decode steps at batch b.
@@ -162,7 +163,8 @@ def decode_batch(r: Row) -> float:
     held = float(min(r.max_num_seqs, max(1.0, float(mem.max_concurrent_sequences))))
     if r.num_requests:  # a run of fewer requests than the engine holds runs them all at once, spread over the DP ranks
         held = min(held, r.num_requests / r.dp)
-    return float(min(held, r.concurrency)) if r.mode == "concurrency" and r.concurrency else held
+    # a fixed concurrency is the whole deployment's, spread over its DP ranks like the requests
+    return float(min(held, r.concurrency / r.dp)) if r.mode == "concurrency" and r.concurrency else held
 
 
 _BATCH: dict[Row, float] = {}
@@ -364,10 +366,10 @@ def range_bound(results: list[tuple]) -> None:
 
 
 def expert_shard_width(r: Row) -> float:
-    """Columns of each routed expert's up/gate projection on one GPU: the full moe_intermediate_size under EP (or
-    TP 1), 1/TP of it when TP splits every expert."""
+    """Columns of each routed expert's up/gate projection on one GPU: the full moe_intermediate_size under EP (or on
+    one GPU), 1/(TP · DP) of it when every GPU holds a slice of every expert (parallel.py)."""
     m = MODELS[r.model]
-    return float(m.moe_intermediate_size or 0) / (r.tp if r.ep == 1 else 1)
+    return float(m.moe_intermediate_size or 0) / (r.tp * r.dp if r.ep == 1 else 1)
 
 
 def moe_by_expert_width(results: list[tuple]) -> None:

@@ -38,3 +38,18 @@ def test_an_expert_is_split_over_tp_unless_experts_are_spread_by_ep():
     ep = calibration.Row("test", "t", "deepseek-v3", "h200", 1, "fp8", "fp8", "offline", None, 0.9,
                          "output_tokens_per_s", 1000.0, 1000.0, 1.0, dp=8, ep=8)
     assert calibration.expert_shard_width(ep) == 2048
+    # SGLang's --enable-dp-attention without EP: 8 attention ranks of TP 1, each expert split over the 8 GPUs
+    dp_attention = calibration.Row("test", "t", "deepseek-v3", "h200", 1, "fp8", "fp8", "concurrency", 128, 0.81,
+                                   "output_tokens_per_s", 3200.0, 800.0, 1.0, dp=8)
+    assert calibration.expert_shard_width(dp_attention) == 256
+
+
+def test_a_fixed_concurrency_is_spread_over_the_dp_ranks():
+    """128 requests in flight on 8 DP attention ranks are 16 per rank (the KV cache holds more: each rank keeps its
+    own sequences' latent cache), and the deployment's output counts all 8 ranks."""
+    row = calibration.Row("test", "t", "deepseek-v3", "h200", 1, "fp8", "bf16", "concurrency", 128, 0.81,
+                          "output_tokens_per_s", 3200.0, 800.0, 1.0, dp=8)
+    assert calibration.decode_batch(row) == 16
+    single_rank = calibration.Row("test", "t", "deepseek-v3", "h200", 8, "fp8", "bf16", "concurrency", 16, 0.81,
+                                  "output_tokens_per_s", 3200.0, 800.0, 1.0)
+    assert calibration.decode_batch(single_rank) == 16

@@ -54,3 +54,20 @@ def test_the_external_measurements_are_other_sources_with_a_known_mode_and_metri
         assert s["mode"] != "concurrency" or s["concurrency"] >= 1, s["setup"]
         assert checkable(s["source"]) and s["quote"].strip(), s["setup"]
         assert all(v > 0 for row in s["results"] for v in row), s["setup"]
+
+
+def test_sglang_runs_with_dp_attention_are_recorded_as_the_layout_sglang_builds():
+    """SGLang's --enable-dp-attention sets dp_size = tp_size (server_args.py, ServerArgs.__post_init__): attention runs
+    on --tp data-parallel ranks of TP 1 and, without --enable-ep-moe, each expert is split over all of them. A setup
+    launched that way is recorded as TP 1 × DP --tp, not as TP --tp, and is a layout the models accept."""
+    import re
+
+    models = load_models()
+    setups = yaml.safe_load((FIXTURES_DIR / "serving-measurements-external.yaml").read_text())
+    launched = [s for s in setups if "sglang.launch_server" in s["engine"] and "--enable-dp-attention" in s["engine"]]
+    assert len(launched) == 18
+    for s in launched:
+        tp = int(re.search(r"--tp (\d+)", s["engine"]).group(1))
+        ep = tp if "--enable-ep-moe" in s["engine"] else 1
+        assert (s["tensor_parallel"], s.get("data_parallel", 1), s.get("expert_parallel", 1)) == (1, tp, ep), s["setup"]
+        parallelism(models[s["model"]], tp=1, dp=tp, ep=ep)
