@@ -69,6 +69,7 @@ sys.path.insert(0, str(ROOT))
 
 from apps.simulators.modeling import load_gpus, load_models, step_time  # noqa: E402
 from apps.simulators.modeling.memory import fit  # noqa: E402
+from apps.simulators.modeling.parallel import Parallelism  # noqa: E402
 from apps.simulators.modeling.roofline import (  # noqa: E402
     DERIVED_PRIORS,
     FITTED_PRIORS,
@@ -366,10 +367,8 @@ def range_bound(results: list[tuple]) -> None:
 
 
 def expert_shard_width(r: Row) -> float:
-    """Columns of each routed expert's up/gate projection on one GPU: the full moe_intermediate_size under EP (or on
-    one GPU), 1/(TP · DP) of it when every GPU holds a slice of every expert (parallel.py)."""
-    m = MODELS[r.model]
-    return float(m.moe_intermediate_size or 0) / (r.tp * r.dp if r.ep == 1 else 1)
+    """Columns of each routed expert on one GPU, by the product's rule (Parallelism.expert_width)."""
+    return Parallelism(tp=r.tp, dp=r.dp, ep=r.ep).expert_width(MODELS[r.model])
 
 
 def moe_by_expert_width(results: list[tuple]) -> None:

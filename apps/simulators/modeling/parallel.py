@@ -44,6 +44,11 @@ class Parallelism:
         """GPUs of one pipeline stage that share each MoE layer's routed experts: TP · DP."""
         return self.tp * self.dp
 
+    def expert_width(self, model: ModelSpec) -> float:
+        """Columns of each routed expert on one GPU: the whole moe_intermediate_size with EP (whole experts per
+        GPU), 1/(TP · DP) of it without (every GPU holds a slice of every expert)."""
+        return float(model.moe_intermediate_size or 0) / (1 if self.ep > 1 else self.expert_shards)
+
     def describe(self) -> str:
         parts = [f"TP {self.tp}"] + [f"{k} {v}" for k, v in (("PP", self.pp), ("DP", self.dp), ("EP", self.ep)) if v > 1]
         return " × ".join(parts) + f" = {self.gpus} GPUs" if len(parts) > 1 or self.tp > 1 else "1 GPU"

@@ -27,9 +27,9 @@ step = max(t_compute, t_memory) of the GEMMs (FLOPs of the weights, bytes of the
   at its own roofline: at decode attention reads the KV cache while the GEMMs of a large batch are compute-bound, and
   an expert sees T·k/N tokens; one max over the summed work would hide one part's time under another's. The routed
   experts take the no-overlap bound, compute plus the traffic of their weights and elementwise kernels: measured, MoE
-  layers run slower than the larger of the two (on the held-out MoE rows of benchmarks/calibration.py the sum lands more of them inside their range, for
-  Mixtral, gpt-oss and DeepSeek alike; benchmarks/README.md), and a kernel-level model of grouped expert GEMMs is not
-  built. Comm is on the critical path in vLLM TP; overhead = per-step + per-request CPU cost, + kernel launches per
+  layers run slower than the larger of the two (on the held-out MoE rows of benchmarks/calibration.py the sum lands
+  more of them inside their range, for Mixtral, gpt-oss and DeepSeek alike; benchmarks/README.md), and a kernel-level
+  model of grouped expert GEMMs is not built. Comm is on the critical path in vLLM TP; overhead = per-step + per-request CPU cost, + kernel launches per
   layer in eager mode, + the routed experts' fixed kernel time per MoE layer (step_overhead.py).
 Parallelism (parallel.py), for one DP rank's batch: non-expert FLOPs and bytes ÷ TP; the routed experts of a MoE
   layer see the tokens of all DP ranks (T_g = DP · T) spread over TP · DP GPUs, so expert FLOPs per GPU =
@@ -449,15 +449,14 @@ def expert_elementwise_bytes(model: ModelSpec, par: Parallelism, b_act: float) -
     fused_experts_impl) write the first GEMM's output to intermediate_cache1 (T·k × (mlp_matrices − 1)·w), then
     silu_and_mul reads it and writes intermediate_cache2 (T·k × w), and after the second GEMM moe_sum reads
     intermediate_cache3 (T × k × h) and writes the layer's output (T × h); w is one expert's width on this GPU
-    (moe_intermediate_size ÷ TP · DP without EP, whole with EP). Per (token, expert) pair that is
+    (Parallelism.expert_width). Per (token, expert) pair that is
     B · (mlp_matrices · w + h · (1 + 1/k)) (no sum at k = 1: the GEMM writes the output). These are separate kernels,
     so their traffic cannot hide under the GEMMs' math the way a GEMM's own operand reads do; at narrow per-GPU widths
     it rivals the experts' FLOPs (DeepSeek-V3 at TP 8: 256 columns, 17.7 KB per pair against 11 MFLOP)."""
     if not model.is_moe:
         return 0.0
     k = int(model.experts_per_token or 0)
-    width = float(model.moe_intermediate_size or 0) / (1 if par.ep > 1 else par.expert_shards)
-    per_pair = b_act * (model.mlp_matrices * width + (model.hidden_size * (1.0 + 1.0 / k) if k > 1 else 0.0))
+    per_pair = b_act * (model.mlp_matrices * par.expert_width(model) + (model.hidden_size * (1.0 + 1.0 / k) if k > 1 else 0.0))
     return model.num_moe_layers * k * per_pair / (par.expert_shards if par.ep > 1 else 1)
 
 
